@@ -1,0 +1,106 @@
+/*
+ * cli.h - declarations shared by the quadsolve command-line tool's files:
+ * the subcommands, argument helpers, and the solve-and-verify step that
+ * `solve` and `bench` both use.
+ */
+#ifndef QS_CLI_H
+#define QS_CLI_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qtab.h"
+#include "quadsolve.h"
+
+/* Exit statuses. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAIL = 1,        /* some input not solved, a check failed */
+    CLI_EXIT_USAGE = 2,       /* bad option or value */
+    CLI_EXIT_INTERRUPTED = 130,
+};
+
+/* Beyond the qs_error codes: a solution that does not solve its cube. */
+#define CLI_ERR_INTERNAL (-1000)
+
+/* Most solutions a single request may ask for. */
+#define CLI_MAX_SOLUTIONS 100
+
+/* Subcommands; argv[0] is the subcommand name. Each returns an exit
+ * status. */
+int cmd_solve(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_random(int argc, char **argv);
+int cmd_tables(int argc, char **argv);
+
+/* Prints the help text for every subcommand. */
+void cli_usage(FILE *out);
+/* Reports a usage error on stderr and exits with CLI_EXIT_USAGE. */
+_Noreturn void cli_usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* If argv[*i] is the option `name` ("--metric"), given as "--metric VALUE"
+ * or "--metric=VALUE", stores VALUE in *value, advances *i past a
+ * separate value, and returns 1; returns 0 if it is another argument.
+ * A missing value is a usage error. */
+int cli_opt(int argc, char **argv, int *i, const char *name,
+            const char **value);
+/* Parses a whole decimal integer in [min, max] or exits with a usage error
+ * naming the option. */
+long cli_parse_long(const char *opt, const char *s, long min, long max);
+/* Parses a metric name or exits with a usage error. */
+qs_metric cli_parse_metric(const char *opt, const char *s);
+
+/* Number of online CPUs (at least 1). */
+int cli_online_cpus(void);
+/* Milliseconds on a monotonic clock. */
+double cli_now_ms(void);
+/* Removes a trailing "\r\n" or "\n" and surrounding spaces and tabs, in
+ * place; returns s advanced past the leading blanks. */
+char *cli_strip(char *s);
+/* qs_errcode, plus "INTERNAL" for CLI_ERR_INTERNAL. */
+const char *cli_errcode(int err);
+
+/* Raised by SIGINT/SIGTERM once cli_install_signals has run; passed to the
+ * solver as its cancel flag. */
+extern atomic_int cli_cancel;
+void cli_install_signals(void);
+
+/* A lazily opened table set for one metric, shared by all cubes of a
+ * command so that tables are only loaded (or generated) when the first
+ * valid cube needs them. */
+typedef struct {
+    qs_metric metric;
+    int threads;
+    int tried;          /* qtab_open has been called */
+    int rc;             /* its result */
+    qtab_set *set;
+    double load_ms;     /* wall time of qtab_open */
+} cli_tables;
+
+void cli_tables_init(cli_tables *t, qs_metric m, int threads);
+/* Opens the tables on first use; returns the table set or NULL (then t->rc
+ * says why). */
+const qs_tables *cli_tables_get(cli_tables *t);
+void cli_tables_close(cli_tables *t);
+
+/* The result of solving one input. */
+typedef struct {
+    int rc;                      /* QS_OK, a qs_error or CLI_ERR_INTERNAL */
+    char message[256];           /* when rc != QS_OK */
+    qs_solution sol[CLI_MAX_SOLUTIONS];
+    int n;                       /* verified solutions, best first */
+    qs_stats stats;
+    double ms;                   /* wall time of the search */
+} cli_result;
+
+/* Parses a facelet string (or, when is_scramble, a move sequence applied to
+ * the solved cube), solves it and checks every returned solution against
+ * the cube. On a failed check no solution is kept and rc is
+ * CLI_ERR_INTERNAL. */
+void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
+                     const qs_options *o, cli_result *r);
+
+#endif

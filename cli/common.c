@@ -1,0 +1,231 @@
+/*
+ * common.c - helpers shared by the quadsolve subcommands: option and number
+ * parsing, clocks, signal-driven cancellation, lazily opened tables, and the
+ * solve-and-verify step.
+ *
+ * Every solution the tool prints has been applied to the input cube here
+ * and seen to solve it; a solver bug shows as an INTERNAL error, never as a
+ * wrong answer.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+atomic_int cli_cancel;
+
+_Noreturn void cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("quadsolve: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'quadsolve --help'.\n", stderr);
+    exit(CLI_EXIT_USAGE);
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name,
+            const char **value)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        cli_usage_error("option %s needs a value", name);
+    *value = argv[++*i];
+    return 1;
+}
+
+long cli_parse_long(const char *opt, const char *s, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE)
+        cli_usage_error("%s: '%s' is not a whole number", opt, s);
+    if (v < min || v > max)
+        cli_usage_error("%s: %ld is out of range (%ld..%ld)", opt, v, min,
+                        max);
+    return v;
+}
+
+qs_metric cli_parse_metric(const char *opt, const char *s)
+{
+    int m = qs_metric_parse(s);
+    if (m < 0)
+        cli_usage_error("%s: unknown metric '%s' (htm, qtm, axht or axqt)",
+                        opt, s);
+    return (qs_metric)m;
+}
+
+int cli_online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+double cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+char *cli_strip(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' ||
+                     s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+const char *cli_errcode(int err)
+{
+    return err == CLI_ERR_INTERNAL ? "INTERNAL" : qs_errcode(err);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atomic_store(&cli_cancel, 1);
+}
+
+void cli_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* A second interrupt kills the process if cancelling gets stuck. */
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+void cli_tables_init(cli_tables *t, qs_metric m, int threads)
+{
+    memset(t, 0, sizeof *t);
+    t->metric = m;
+    t->threads = threads;
+}
+
+const qs_tables *cli_tables_get(cli_tables *t)
+{
+    if (!t->tried) {
+        qtab_options o;
+        qtab_options_default(&o);
+        o.threads = t->threads;
+        o.cancel = &cli_cancel;
+        double start = cli_now_ms();
+        t->rc = qtab_open(t->metric, &o, &t->set);
+        t->load_ms = cli_now_ms() - start;
+        t->tried = 1;
+    }
+    return t->rc == QTAB_OK ? qtab_set_tables(t->set) : NULL;
+}
+
+void cli_tables_close(cli_tables *t)
+{
+    qtab_close(t->set);
+    t->set = NULL;
+    t->tried = 0;
+}
+
+static void set_error(cli_result *r, int rc, const char *msg)
+{
+    r->rc = rc;
+    r->n = 0;
+    snprintf(r->message, sizeof r->message, "%s",
+             msg && *msg ? msg : qs_strerror(rc));
+}
+
+void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
+                     const qs_options *o, cli_result *r)
+{
+    char detail[256] = "";
+    qs_cube cube;
+    int rc;
+
+    memset(&r->stats, 0, sizeof r->stats);
+    r->ms = 0;
+    r->n = 0;
+    r->message[0] = '\0';
+
+    if (is_scramble) {
+        qs_move moves[QS_MAX_MOVES];
+        rc = qs_moves_parse(input, moves, QS_MAX_MOVES, detail,
+                            sizeof detail);
+        if (rc < 0) {
+            set_error(r, rc, detail);
+            return;
+        }
+        qs_cube_solved(&cube);
+        qs_cube_apply_moves(&cube, moves, rc);
+    } else {
+        rc = qs_cube_from_facelets(input, &cube, detail, sizeof detail);
+        if (rc != QS_OK) {
+            set_error(r, rc, detail);
+            return;
+        }
+    }
+
+    const qs_tables *tables = cli_tables_get(t);
+    if (!tables) {
+        snprintf(detail, sizeof detail, "cannot open %s tables: %s",
+                 qs_metric_name(t->metric), qtab_strerror(t->rc));
+        set_error(r, QS_ERR_TABLES, detail);
+        return;
+    }
+
+    int max_out = o->solutions < 1                   ? 1
+                  : o->solutions > CLI_MAX_SOLUTIONS ? CLI_MAX_SOLUTIONS
+                                                     : o->solutions;
+    int n = 0;
+    double start = cli_now_ms();
+    rc = qs_solve(tables, &cube, o, r->sol, max_out, &n, &r->stats);
+    r->ms = cli_now_ms() - start;
+    if (rc != QS_OK) {
+        set_error(r, rc, NULL);
+        return;
+    }
+    if (n < 1 || n > max_out) {
+        set_error(r, CLI_ERR_INTERNAL, "solver returned no solution");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const qs_solution *s = &r->sol[i];
+        qs_cube c = cube;
+        int ok = s->n >= 0 && s->n <= QS_MAX_MOVES;
+        for (int k = 0; ok && k < s->n; k++)
+            ok = s->moves[k] < QS_MOVE_COUNT;
+        if (ok) {
+            qs_cube_apply_moves(&c, s->moves, s->n);
+            ok = qs_cube_is_solved(&c) &&
+                 qs_moves_length(s->moves, s->n, t->metric) == s->length;
+        }
+        if (!ok) {
+            set_error(r, CLI_ERR_INTERNAL, "solution failed verification");
+            return;
+        }
+    }
+    r->rc = QS_OK;
+    r->n = n;
+}

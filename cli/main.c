@@ -1,0 +1,97 @@
+/*
+ * main.c - entry point of the quadsolve command-line tool: dispatches to
+ * the subcommands (solve, bench, random, tables) and prints help and
+ * version. Exit status 0 means success, 1 a failed input or check, 2 a
+ * usage error, 130 an interrupt.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <string.h>
+
+void cli_usage(FILE *out)
+{
+    fputs(
+        "usage: quadsolve COMMAND [OPTIONS]\n"
+        "\n"
+        "quadsolve solve [OPTIONS] [FACELETS...]\n"
+        "  Solves each facelet string (54 letters URFDLB, faces in the\n"
+        "  order U R F D L B) given as an argument or with --scramble;\n"
+        "  with neither, reads one facelet string per line from standard\n"
+        "  input. Prints exactly one line per input: the moves (an empty\n"
+        "  line for a solved cube) or 'error: CODE: message'.\n"
+        "    --metric htm|qtm|axht|axqt  metric to minimise (default htm)\n"
+        "    --time-ms T        search time per cube in ms, 0 = no limit\n"
+        "                       (default 10)\n"
+        "    --max-len L|none   stop at the first solution of length <= L\n"
+        "                       (default none)\n"
+        "    --solutions N      best solutions to find, listed with --json\n"
+        "                       (default 1)\n"
+        "    --threads N        search threads (default: online CPUs)\n"
+        "    --json             one JSON object per input\n"
+        "    --scramble MOVES   solve the cube MOVES produce, e.g.\n"
+        "                       \"R U2 F' (U D')\" (may be repeated)\n"
+        "\n"
+        "quadsolve bench FILE [OPTIONS]\n"
+        "  Solves every facelet string of FILE ('-' for standard input;\n"
+        "  blank lines and '#' comments skipped), verifies each solution\n"
+        "  and prints failures, lengths, times and the length distribution.\n"
+        "    --metric M, --time-ms T, --max-len L, --threads N  as for solve\n"
+        "    --limit K          only the first K cubes\n"
+        "\n"
+        "quadsolve random N [--seed S]\n"
+        "  Prints N uniformly random solvable cubes as facelet strings.\n"
+        "\n"
+        "quadsolve tables generate|verify|info [--metric M|all] "
+        "[--threads N] [--force]\n"
+        "  generate: loads each table, building those missing or damaged\n"
+        "  (--force: builds all again); verify: checks every byte; info:\n"
+        "  lists the tables and checks their headers. Default all metrics.\n"
+        "  Tables live in $QUADSOLVE_TABLES, else $XDG_CACHE_HOME/quadsolve,\n"
+        "  else ~/.cache/quadsolve.\n"
+        "\n"
+        "quadsolve --help | --version\n"
+        "\n"
+        "Move notation: U R F D L B with '' (quarter turn clockwise), '2' or\n"
+        "\"'\" (counter-clockwise); \"(U D')\" turns two opposite faces at once.\n"
+        "Exit status: 0 success, 1 an input failed, 2 usage error,\n"
+        "130 interrupted.\n",
+        out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+        strcmp(cmd, "help") == 0) {
+        cli_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("quadsolve %s\n", QS_VERSION);
+        return CLI_EXIT_OK;
+    }
+    /* "quadsolve solve --help" and the like. */
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+    }
+    if (strcmp(cmd, "solve") == 0)
+        return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0)
+        return cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "random") == 0)
+        return cmd_random(argc - 1, argv + 1);
+    if (strcmp(cmd, "tables") == 0)
+        return cmd_tables(argc - 1, argv + 1);
+    cli_usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,183 @@
+/*
+ * solve_cmd.c - `quadsolve solve`: solves cubes given as facelet strings
+ * or scrambles on the command line, or as facelet strings on standard
+ * input, and prints exactly one line per input (moves, an error line, or
+ * with --json one JSON object), so output lines stay in step with input
+ * lines when the tool is used as a filter.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *text;
+    int is_scramble;
+} input;
+
+/* Milliseconds rounded to microseconds, so JSON shows 10.234 rather than
+ * every digit of the double. */
+static double round_ms(double ms)
+{
+    return (double)(long long)(ms * 1000.0 + 0.5) / 1000.0;
+}
+
+static void print_json(const char *in, qs_metric metric,
+                       const cli_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    char moves[QS_MAX_MOVES * 8];
+    cJSON_AddStringToObject(o, "input", in);
+    cJSON_AddBoolToObject(o, "ok", r->rc == QS_OK);
+    if (r->rc != QS_OK) {
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddStringToObject(e, "code", cli_errcode(r->rc));
+        cJSON_AddStringToObject(e, "message", r->message);
+    } else {
+        const qs_solution *best = &r->sol[0];
+        qs_moves_format(best->moves, best->n, moves, sizeof moves);
+        cJSON_AddStringToObject(o, "moves", moves);
+        cJSON *len = cJSON_AddObjectToObject(o, "length");
+        for (int m = 0; m < QS_METRIC_COUNT; m++)
+            cJSON_AddNumberToObject(
+                len, qs_metric_name((qs_metric)m),
+                qs_moves_length(best->moves, best->n, (qs_metric)m));
+        cJSON_AddStringToObject(o, "metric", qs_metric_name(metric));
+        cJSON_AddNumberToObject(o, "time_ms", round_ms(r->ms));
+        cJSON *st = cJSON_AddObjectToObject(o, "stats");
+        cJSON_AddNumberToObject(st, "phase1_nodes",
+                                (double)r->stats.phase1_nodes);
+        cJSON_AddNumberToObject(st, "phase2_nodes",
+                                (double)r->stats.phase2_nodes);
+        cJSON_AddNumberToObject(st, "phase2_searches",
+                                (double)r->stats.phase2_searches);
+        cJSON_AddNumberToObject(st, "first_ms", round_ms(r->stats.first_ms));
+        cJSON *sols = cJSON_AddArrayToObject(o, "solutions");
+        for (int i = 0; i < r->n; i++) {
+            cJSON *s = cJSON_CreateObject();
+            qs_moves_format(r->sol[i].moves, r->sol[i].n, moves,
+                            sizeof moves);
+            cJSON_AddStringToObject(s, "moves", moves);
+            cJSON_AddNumberToObject(s, "length", r->sol[i].length);
+            cJSON_AddItemToArray(sols, s);
+        }
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    if (text) {
+        puts(text);
+        cJSON_free(text);
+    } else {
+        /* Out of memory while printing: keep the line count right. */
+        puts("{\"ok\":false,\"error\":{\"code\":\"NOMEM\",\"message\":"
+             "\"out of memory\"}}");
+    }
+    cJSON_Delete(o);
+}
+
+static void print_text(const cli_result *r)
+{
+    char moves[QS_MAX_MOVES * 8];
+    if (r->rc != QS_OK) {
+        printf("error: %s: %s\n", cli_errcode(r->rc), r->message);
+        return;
+    }
+    qs_moves_format(r->sol[0].moves, r->sol[0].n, moves, sizeof moves);
+    puts(moves);
+}
+
+/* Solves one input and prints its line; returns 1 if it was solved. */
+static int handle(cli_tables *t, const char *text, int is_scramble,
+                  const qs_options *o, int json, cli_result *r)
+{
+    cli_solve_input(t, text, is_scramble, o, r);
+    if (json)
+        print_json(text, t->metric, r);
+    else
+        print_text(r);
+    fflush(stdout);
+    return r->rc == QS_OK;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    qs_metric metric = QS_METRIC_HTM;
+    qs_options o;
+    int json = 0, n_inputs = 0, failures = 0;
+    const char *v;
+    input *inputs = calloc((size_t)argc, sizeof *inputs);
+    if (!inputs) {
+        fputs("quadsolve: out of memory\n", stderr);
+        return CLI_EXIT_FAIL;
+    }
+
+    qs_options_default(&o);
+    o.threads = cli_online_cpus();
+    o.cancel = &cli_cancel;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
+            metric = cli_parse_metric("--metric", v);
+        } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
+            o.time_ms = (int)cli_parse_long("--time-ms", v, 0, 86400000L);
+        } else if (cli_opt(argc, argv, &i, "--max-len", &v)) {
+            o.max_len = strcmp(v, "none") == 0
+                            ? -1
+                            : (int)cli_parse_long("--max-len", v, 0, 1000);
+        } else if (cli_opt(argc, argv, &i, "--solutions", &v)) {
+            o.solutions =
+                (int)cli_parse_long("--solutions", v, 1, CLI_MAX_SOLUTIONS);
+        } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
+            o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
+        } else if (cli_opt(argc, argv, &i, "--scramble", &v)) {
+            inputs[n_inputs].text = v;
+            inputs[n_inputs++].is_scramble = 1;
+        } else if (strcmp(a, "--") == 0) {
+            while (++i < argc)
+                inputs[n_inputs++].text = argv[i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            cli_usage_error("solve: unknown option '%s'", a);
+        } else {
+            inputs[n_inputs++].text = a;
+        }
+    }
+    if (o.time_ms == 0 && o.max_len < 0)
+        fputs("quadsolve: warning: no time limit and no length limit; the "
+              "search may run for a long time\n",
+              stderr);
+
+    cli_tables t;
+    cli_tables_init(&t, metric, o.threads);
+    cli_result *r = malloc(sizeof *r);
+    if (!r) {
+        free(inputs);
+        fputs("quadsolve: out of memory\n", stderr);
+        return CLI_EXIT_FAIL;
+    }
+    cli_install_signals();
+
+    if (n_inputs > 0) {
+        for (int i = 0; i < n_inputs && !atomic_load(&cli_cancel); i++)
+            failures += !handle(&t, inputs[i].text, inputs[i].is_scramble,
+                                &o, json, r);
+    } else {
+        char *line = NULL;
+        size_t cap = 0;
+        while (!atomic_load(&cli_cancel) && getline(&line, &cap, stdin) >= 0)
+            failures += !handle(&t, cli_strip(line), 0, &o, json, r);
+        free(line);
+    }
+
+    int interrupted = atomic_load(&cli_cancel);
+    cli_tables_close(&t);
+    free(r);
+    free(inputs);
+    if (interrupted)
+        return CLI_EXIT_INTERRUPTED;
+    return failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}

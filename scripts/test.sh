@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The full test suite: a Release build and its ctest run, then (unless
+# QS_SKIP_SANITIZE is set) an ASan/UBSan build in build-asan/ and its ctest
+# run. Both runs share one table cache, so the slow table generation happens
+# at most once. Exits non-zero if anything fails; the last lines printed are
+# the ctest summaries, the sanitizer run's last.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+
+export QUADSOLVE_TABLES="${QUADSOLVE_TABLES:-${HOME:-/tmp}/.cache/quadsolve}"
+mkdir -p "$QUADSOLVE_TABLES" || exit 1
+# Make UBSan reports come with a stack and stop the test.
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+# run_ctest DIR: runs the suite of one build, keeping its output in
+# DIR/ctest.log for the summary; returns ctest's status.
+run_ctest() {
+    ctest --test-dir "$1" --output-on-failure --no-tests=error 2>&1 |
+        tee "$1/ctest.log"
+    return "${PIPESTATUS[0]}"
+}
+
+summary() {
+    local line
+    line=$(grep -E '^[0-9]+% tests passed' "$1/ctest.log" 2>/dev/null | tail -n 1)
+    echo "${line:-$1: no ctest summary (see above)}"
+}
+
+status=0
+if ! QS_BUILD_DIR=build bash scripts/build.sh; then
+    echo "test.sh: release build failed" >&2
+    exit 1
+fi
+run_ctest build || status=1
+
+asan_ran=0
+if [ -z "${QS_SKIP_SANITIZE:-}" ]; then
+    if QS_BUILD_DIR=build-asan bash scripts/build.sh -DQS_SANITIZE=ON; then
+        asan_ran=1
+        run_ctest build-asan || status=1
+    else
+        echo "test.sh: sanitizer build failed" >&2
+        status=1
+    fi
+fi
+
+echo
+echo "== release (build/) =="
+summary build
+if [ "$asan_ran" = 1 ]; then
+    echo "== asan+ubsan (build-asan/) =="
+    summary build-asan
+fi
+exit "$status"

@@ -1,0 +1,159 @@
+/*
+ * coord.c - coordinates: numbers that index one aspect of a cube (corner
+ * twist, edge flip, where four given edges are, corner permutation, ...).
+ * The search moves these numbers with tables instead of moving cubies; this
+ * file converts between cubes and coordinates in both directions.
+ */
+#include "qs_internal.h"
+
+static int binomial(int n, int k)
+{
+    if (k < 0 || k > n)
+        return 0;
+    int r = 1;
+    for (int i = 1; i <= k; i++)
+        r = r * (n - k + i) / i;
+    return r;
+}
+
+int perm_rank(const uint8_t *p, int n)
+{
+    int rank = 0;
+    for (int i = 0; i < n; i++) {
+        int smaller = 0;
+        for (int j = i + 1; j < n; j++)
+            smaller += p[j] < p[i];
+        rank = rank * (n - i) + smaller;
+    }
+    return rank;
+}
+
+void perm_unrank(int rank, uint8_t *p, int n)
+{
+    int digits[12], used = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        digits[i] = rank % (n - i);
+        rank /= n - i;
+    }
+    for (int i = 0; i < n; i++) {
+        int k = digits[i];
+        for (int v = 0; v < n; v++) {
+            if (used & (1 << v))
+                continue;
+            if (k-- == 0) {
+                p[i] = (uint8_t)v;
+                used |= 1 << v;
+                break;
+            }
+        }
+    }
+}
+
+int coord_twist(const qs_cube *c)
+{
+    int t = 0;
+    for (int i = 0; i < 7; i++)
+        t = 3 * t + c->co[i];
+    return t;
+}
+
+void coord_set_twist(qs_cube *c, int twist)
+{
+    int sum = 0;
+    for (int i = 6; i >= 0; i--) {
+        c->co[i] = (uint8_t)(twist % 3);
+        sum += c->co[i];
+        twist /= 3;
+    }
+    c->co[7] = (uint8_t)((3 - sum % 3) % 3);
+}
+
+int coord_flip(const qs_cube *c)
+{
+    int f = 0;
+    for (int i = 0; i < 11; i++)
+        f = 2 * f + c->eo[i];
+    return f;
+}
+
+void coord_set_flip(qs_cube *c, int flip)
+{
+    int sum = 0;
+    for (int i = 10; i >= 0; i--) {
+        c->eo[i] = (uint8_t)(flip & 1);
+        sum += c->eo[i];
+        flip >>= 1;
+    }
+    c->eo[11] = (uint8_t)(sum & 1);
+}
+
+int coord_edge4(const qs_cube *c, int first)
+{
+    uint8_t order[4];
+    int comb = 0, k = 0;
+    for (int pos = 0; pos < 12; pos++) {
+        int e = c->ep[pos] - first;
+        if (e >= 0 && e < 4) {
+            comb += binomial(pos, k + 1);
+            order[k++] = (uint8_t)e;
+        }
+    }
+    return comb * 24 + perm_rank(order, 4);
+}
+
+void coord_edge4_positions(int value, uint8_t pos[4])
+{
+    uint8_t order[4], sorted[4];
+    int comb = value / 24;
+    perm_unrank(value % 24, order, 4);
+    for (int k = 3, p = 11; k >= 0; k--) {
+        while (binomial(p, k + 1) > comb)
+            p--;
+        comb -= binomial(p, k + 1);
+        sorted[k] = (uint8_t)p--;
+    }
+    /* the k-th occupied position (ascending) holds member order[k] */
+    for (int k = 0; k < 4; k++)
+        pos[order[k]] = sorted[k];
+}
+
+void coord_set_edge4(qs_cube *c, int first, int value)
+{
+    uint8_t pos[4];
+    int taken = 0;
+    coord_edge4_positions(value, pos);
+    for (int k = 0; k < 4; k++) {
+        c->ep[pos[k]] = (uint8_t)(first + k);
+        taken |= 1 << pos[k];
+    }
+    int next = 0;
+    for (int p = 0; p < 12; p++) {
+        if (taken & (1 << p))
+            continue;
+        if (next == first)
+            next += 4;
+        c->ep[p] = (uint8_t)next++;
+    }
+}
+
+int coord_corners(const qs_cube *c)
+{
+    return perm_rank(c->cp, 8);
+}
+
+void coord_set_corners(qs_cube *c, int corners)
+{
+    perm_unrank(corners, c->cp, 8);
+}
+
+int coord_udedges(const qs_cube *c)
+{
+    return perm_rank(c->ep, 8);
+}
+
+void coord_set_udedges(qs_cube *c, int udedges)
+{
+    perm_unrank(udedges, c->ep, 8);
+    for (int i = 8; i < 12; i++)
+        c->ep[i] = (uint8_t)i;
+}

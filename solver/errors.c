@@ -1,0 +1,61 @@
+/*
+ * errors.c - messages and stable identifiers for the qs_error codes.
+ *
+ * The identifiers are part of the CLI's and daemon's output formats, so
+ * they never change once published; the messages may be reworded.
+ */
+#include "quadsolve.h"
+
+struct error_text {
+    int code;
+    const char *id;
+    const char *message;
+};
+
+static const struct error_text errors[] = {
+    {QS_OK, "OK", "success"},
+    {QS_ERR_LENGTH, "LENGTH", "facelet string is not 54 characters long"},
+    {QS_ERR_CHARACTER, "CHARACTER",
+     "facelet string contains a character other than U R F D L B"},
+    {QS_ERR_CENTER, "CENTER",
+     "centre facelets are not U R F D L B in face order"},
+    {QS_ERR_COLOR_COUNT, "COLOR_COUNT", "a colour does not appear 9 times"},
+    {QS_ERR_CORNER, "CORNER", "a corner has colours no corner cubie has"},
+    {QS_ERR_EDGE, "EDGE", "an edge has colours no edge cubie has"},
+    {QS_ERR_DUP_CORNER, "DUP_CORNER", "the same corner cubie appears twice"},
+    {QS_ERR_DUP_EDGE, "DUP_EDGE", "the same edge cubie appears twice"},
+    {QS_ERR_TWIST, "TWIST", "a corner is twisted (twists do not sum to 0)"},
+    {QS_ERR_FLIP, "FLIP", "an edge is flipped (flips do not sum to 0)"},
+    {QS_ERR_PARITY, "PARITY",
+     "corner and edge permutation parities differ (two pieces swapped)"},
+    {QS_ERR_MOVE, "MOVE", "move sequence does not parse"},
+    {QS_ERR_ARGUMENT, "ARGUMENT", "argument out of range"},
+    {QS_ERR_NOMEM, "NOMEM", "out of memory"},
+    {QS_ERR_CANCELLED, "CANCELLED", "search cancelled"},
+    {QS_ERR_TIMEOUT, "TIMEOUT", "no solution found within the time limit"},
+    {QS_ERR_NOT_FOUND, "NOT_FOUND",
+     "no solution found within the length limit"},
+    {QS_ERR_TABLES, "TABLES", "tables missing or built for another metric"},
+    {QS_ERR_THREAD, "THREAD", "a worker thread could not be started"},
+    {QS_ERR_BUFFER, "BUFFER", "buffer too small"},
+};
+
+static const struct error_text *lookup(int err)
+{
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].code == err)
+            return &errors[i];
+    return NULL;
+}
+
+const char *qs_strerror(int err)
+{
+    const struct error_text *e = lookup(err);
+    return e ? e->message : "unknown error";
+}
+
+const char *qs_errcode(int err)
+{
+    const struct error_text *e = lookup(err);
+    return e ? e->id : "UNKNOWN";
+}

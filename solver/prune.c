@@ -1,0 +1,400 @@
+/*
+ * prune.c - generation of the large pruning tables ("blobs").
+ *
+ * phase1: for every symmetry class of (flip, slice positions) and every
+ *   corner twist, the exact distance to the phase-2 group and the set of
+ *   moves that lead one step closer, so the search reads one entry per node
+ *   and never looks at children that cannot be on a shortest path.
+ * phase2: for every symmetry class of the corner permutation and every
+ *   permutation of the U/D edges, the distance to solved within the phase-2
+ *   group (4 bits, saturated at 15).
+ *
+ * Both are breadth-first searches in the metric's units (moves of cost 2
+ * exist in the quarter-turn metrics), spread over threads: early levels
+ * expand the frontier forwards, late levels let each unreached entry look
+ * for a neighbour on the previous level, whichever touches fewer entries.
+ */
+#include "qs_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { UNREACHED = 0xff, CHUNK = 1 << 16, MAX_CHILDREN = QS_MOVE_COUNT };
+
+typedef struct space space;
+struct space {
+    const qs_tables *t;
+    uint64_t n;
+    int max_level; /* entries not reached by then get this value */
+    /* children of entry idx; returns their number */
+    int (*children)(const space *sp, uint64_t idx, uint64_t *child,
+                    uint8_t *cost);
+    /* other entries that stand for the same cube as idx */
+    int (*equivalents)(const space *sp, uint64_t idx, uint64_t *out);
+};
+
+/* ---- phase 1 space */
+
+static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
+                           uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    int cls = (int)(idx / N_TWIST), tw = (int)(idx % N_TWIST);
+    int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
+    for (int m = 0; m < t->n_moves; m++) {
+        int fs2 = t->edge4_move[0][comb * 24][m] / 24 * N_FLIP +
+                  t->flip_move[flip][m];
+        int tw2 = t->twist_conj[t->twist_move[tw][m]][t->fs_sym[fs2]];
+        child[m] = (uint64_t)t->fs_class[fs2] * N_TWIST + tw2;
+        cost[m] = t->cost[m];
+    }
+    return t->n_moves;
+}
+
+static int phase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    uint64_t cls = idx / N_TWIST;
+    int tw = (int)(idx % N_TWIST), n = 0;
+    unsigned self = t->fs_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = cls * N_TWIST + t->twist_conj[tw][s];
+    return n;
+}
+
+/* ---- phase 2 space */
+
+static int phase2_children(const space *sp, uint64_t idx, uint64_t *child,
+                           uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    int cls = (int)(idx / N_PERM8), ud = (int)(idx % N_PERM8);
+    int corners = t->corner_rep[cls];
+    for (int k = 0; k < t->n_p2; k++) {
+        int m = t->p2_move[k];
+        int c2 = t->corners_move[corners][m];
+        int ud2 = t->udedges_conj[t->udedges_move[ud][k]][t->corner_sym[c2]];
+        child[k] = (uint64_t)t->corner_class[c2] * N_PERM8 + ud2;
+        cost[k] = t->cost[m];
+    }
+    return t->n_p2;
+}
+
+static int phase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    uint64_t cls = idx / N_PERM8;
+    int ud = (int)(idx % N_PERM8), n = 0;
+    unsigned self = t->corner_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = cls * N_PERM8 + t->udedges_conj[ud][s];
+    return n;
+}
+
+/* ---- threaded breadth-first search */
+
+typedef struct {
+    const space *sp;
+    uint8_t *dist;
+    int level;
+    int backward;
+    atomic_uint_fast64_t next_chunk;
+    const atomic_int *cancel;
+    /* for the move-mask pass */
+    void *entries;
+    int entry_size;
+    qs_progress_fn progress;
+    void *progress_ctx;
+    double progress_base, progress_span;
+    pthread_mutex_t progress_lock;
+} bfs_job;
+
+static void lower_to(uint8_t *slot, uint8_t value)
+{
+    uint8_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    while (cur > value &&
+           !__atomic_compare_exchange_n(slot, &cur, value, 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static int cancelled(const bfs_job *job)
+{
+    return job->cancel && atomic_load_explicit(job->cancel,
+                                               memory_order_relaxed);
+}
+
+static void report(bfs_job *job, uint64_t chunk, uint64_t chunks)
+{
+    if (!job->progress || chunk % 64)
+        return;
+    pthread_mutex_lock(&job->progress_lock);
+    job->progress(job->progress_ctx,
+                  job->progress_base +
+                      job->progress_span * (double)chunk / (double)chunks);
+    pthread_mutex_unlock(&job->progress_lock);
+}
+
+static void *bfs_level_worker(void *arg)
+{
+    bfs_job *job = arg;
+    const space *sp = job->sp;
+    uint8_t *dist = job->dist;
+    const int d = job->level;
+    uint64_t child[MAX_CHILDREN], equiv[N_SYM];
+    uint8_t cost[MAX_CHILDREN];
+    uint64_t chunks = (sp->n + CHUNK - 1) / CHUNK;
+
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
+        if (chunk >= chunks || cancelled(job))
+            break;
+        uint64_t end = (chunk + 1) * CHUNK;
+        if (end > sp->n)
+            end = sp->n;
+        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+            uint8_t here = __atomic_load_n(&dist[i], __ATOMIC_RELAXED);
+            if (!job->backward) {
+                if (here != d)
+                    continue;
+                int n = sp->children(sp, i, child, cost);
+                for (int k = 0; k < n; k++) {
+                    uint8_t nd = (uint8_t)(d + cost[k]);
+                    if (__atomic_load_n(&dist[child[k]], __ATOMIC_RELAXED) <=
+                        nd)
+                        continue;
+                    lower_to(&dist[child[k]], nd);
+                    int ne = sp->equivalents(sp, child[k], equiv);
+                    for (int e = 0; e < ne; e++)
+                        lower_to(&dist[equiv[e]], nd);
+                }
+            } else {
+                /* Entries already at d or closer are final. */
+                if (here <= d)
+                    continue;
+                int n = sp->children(sp, i, child, cost);
+                for (int k = 0; k < n; k++) {
+                    if (cost[k] > d)
+                        continue;
+                    if (__atomic_load_n(&dist[child[k]], __ATOMIC_RELAXED) ==
+                        d - cost[k]) {
+                        __atomic_store_n(&dist[i], (uint8_t)d,
+                                         __ATOMIC_RELAXED);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static int run_threads(int threads, void *(*fn)(void *), void *arg)
+{
+    pthread_t tid[64];
+    int started = 0;
+    if (threads > 64)
+        threads = 64;
+    for (int i = 1; i < threads; i++) {
+        if (pthread_create(&tid[started], NULL, fn, arg) != 0)
+            break;
+        started++;
+    }
+    fn(arg);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    return QS_OK;
+}
+
+/* Fills dist (sp->n bytes) with distances from entry `start`. */
+static int bfs(const space *sp, uint64_t start, uint8_t *dist, int threads,
+               bfs_job *job)
+{
+    uint64_t equiv[N_SYM];
+    memset(dist, UNREACHED, sp->n);
+    dist[start] = 0;
+    int ne = sp->equivalents(sp, start, equiv);
+    for (int e = 0; e < ne; e++)
+        dist[equiv[e]] = 0;
+
+    uint64_t reached = 1, at_level = 1;
+    for (int d = 0; d < sp->max_level; d++) {
+        uint64_t unreached = sp->n - reached;
+        if (unreached == 0)
+            break;
+        /* Expanding the level costs about its size; checking every entry
+         * not reached yet costs about their number, and most of those
+         * find a neighbour after a few tries once the frontier is large. */
+        job->backward = at_level > unreached / 4;
+        job->level = job->backward ? d + 1 : d;
+        atomic_store(&job->next_chunk, 0);
+        run_threads(threads, bfs_level_worker, job);
+        if (cancelled(job))
+            return QS_ERR_CANCELLED;
+        /* Forward expansion of level d settles level d+1. */
+        uint64_t count = 0, total = 0;
+        for (uint64_t i = 0; i < sp->n; i++) {
+            count += dist[i] == d + 1;
+            total += dist[i] != UNREACHED;
+        }
+        reached = total;
+        at_level = count;
+        if (job->progress)
+            job->progress(job->progress_ctx,
+                          job->progress_span * (double)reached /
+                              (double)sp->n);
+    }
+    for (uint64_t i = 0; i < sp->n; i++)
+        if (dist[i] > sp->max_level)
+            dist[i] = (uint8_t)sp->max_level;
+    return QS_OK;
+}
+
+/* The phase-1 entries: distance plus the mask of moves that get closer. */
+static void *mask_worker(void *arg)
+{
+    bfs_job *job = arg;
+    const space *sp = job->sp;
+    const uint8_t *dist = job->dist;
+    uint64_t child[MAX_CHILDREN], chunks = (sp->n + CHUNK - 1) / CHUNK;
+    uint8_t cost[MAX_CHILDREN];
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
+        if (chunk >= chunks || cancelled(job))
+            break;
+        uint64_t end = (chunk + 1) * CHUNK;
+        if (end > sp->n)
+            end = sp->n;
+        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+            int n = sp->children(sp, i, child, cost);
+            for (int k = 0; k < n; k++)
+                __builtin_prefetch(&dist[child[k]]);
+            uint64_t entry = dist[i];
+            for (int k = 0; k < n; k++)
+                if (dist[child[k]] + cost[k] == dist[i])
+                    entry |= 1ull << (P1_MASK_SHIFT + k);
+            if (job->entry_size == 8)
+                ((uint64_t *)job->entries)[i] = entry;
+            else
+                ((uint32_t *)job->entries)[i] = (uint32_t)entry;
+        }
+        report(job, chunk, chunks);
+    }
+    return NULL;
+}
+
+static int solved_flipslice_index(const qs_tables *t)
+{
+    int fs = SLICE_SOLVED * N_FLIP; /* flip 0 */
+    return t->fs_class[fs] * N_TWIST + t->twist_conj[0][t->fs_sym[fs]];
+}
+
+static int generate_phase1(const qs_tables *t, void *buf, int threads,
+                           bfs_job *job)
+{
+    space sp = {t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
+                phase1_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 0.5;
+    int err = bfs(&sp, (uint64_t)solved_flipslice_index(t), dist, threads, job);
+    for (uint64_t i = 0; !err && i < sp.n; i++)
+        if (dist[i] >= P1_DIST_MASK)
+            err = QS_ERR_TABLES; /* deeper than an entry can say */
+    if (!err) {
+        job->entries = buf;
+        job->entry_size = phase1_entry_size(t->axial);
+        job->progress_base = 0.5;
+        atomic_store(&job->next_chunk, 0);
+        run_threads(threads, mask_worker, job);
+        if (cancelled(job))
+            err = QS_ERR_CANCELLED;
+    }
+    free(dist);
+    return err;
+}
+
+static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
+                           bfs_job *job)
+{
+    space sp = {t, N_PHASE2, PHASE2_MAX_DIST, phase2_children,
+                phase2_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    uint64_t start = (uint64_t)t->corner_class[0] * N_PERM8;
+    int err = bfs(&sp, start, dist, threads, job);
+    if (!err)
+        for (uint64_t i = 0; i < sp.n; i += 2)
+            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
+    free(dist);
+    return err;
+}
+
+int qs_blob_count(qs_metric m)
+{
+    return (int)m >= 0 && m < QS_METRIC_COUNT ? BLOB_COUNT : QS_ERR_ARGUMENT;
+}
+
+int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
+{
+    if ((int)m < 0 || m >= QS_METRIC_COUNT || !info)
+        return QS_ERR_ARGUMENT;
+    int axial = m == QS_METRIC_AXHT || m == QS_METRIC_AXQT;
+    switch (i) {
+    case BLOB_PHASE1:
+        info->name = "phase1";
+        info->kind = 1;
+        info->entries = N_PHASE1;
+        info->bytes = N_PHASE1 * (uint64_t)phase1_entry_size(axial);
+        return QS_OK;
+    case BLOB_PHASE2:
+        info->name = "phase2";
+        info->kind = 2;
+        info->entries = N_PHASE2;
+        info->bytes = N_PHASE2 / 2;
+        return QS_OK;
+    default:
+        return QS_ERR_ARGUMENT;
+    }
+}
+
+int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
+                     qs_progress_fn progress, void *progress_ctx,
+                     const atomic_int *cancel)
+{
+    qs_blob_info info;
+    if (qs_blob_describe(m, i, &info) || !buf || threads < 1)
+        return QS_ERR_ARGUMENT;
+    qs_tables *t = malloc(sizeof *t);
+    if (!t)
+        return QS_ERR_NOMEM;
+    int err = tables_init_base(t, m);
+    if (!err) {
+        bfs_job job;
+        memset(&job, 0, sizeof job);
+        job.cancel = cancel;
+        job.progress = progress;
+        job.progress_ctx = progress_ctx;
+        pthread_mutex_init(&job.progress_lock, NULL);
+        err = i == BLOB_PHASE1 ? generate_phase1(t, buf, threads, &job)
+                               : generate_phase2(t, buf, threads, &job);
+        pthread_mutex_destroy(&job.progress_lock);
+        if (!err && progress)
+            progress(progress_ctx, 1.0);
+    }
+    tables_free_base(t);
+    free(t);
+    return err;
+}

@@ -1,0 +1,153 @@
+/*
+ * qs_internal.h - declarations shared by the solver's source files but not part
+ * of the public interface (quadsolve.h).
+ */
+#ifndef QS_INTERNAL_H
+#define QS_INTERNAL_H
+
+#include "quadsolve.h"
+
+/* Parity (0 even, 1 odd) of a permutation of 0..n-1. */
+int perm_parity(const uint8_t *p, int n);
+/* Faces (URFDLB index) and quarter-turn counts (1..3) of a move. */
+int move_decompose(qs_move m, int face[2], int quarters[2]);
+/* The cube a move produces from the solved cube. */
+void move_cube(qs_move m, qs_cube *out);
+/* The 48 symmetries, index 16*urf3 + 8*f2 + 2*u4 + lr2; the first 16 keep
+ * the U-D axis. */
+void sym_cubes(qs_cube out[48]);
+
+#endif
+
+/* ------------------------------------------------------------ coordinates */
+
+#define N_TWIST 2187       /* 3^7 corner orientations */
+#define N_FLIP 2048        /* 2^11 edge orientations */
+#define N_COMB 495         /* C(12,4) positions of four edges */
+#define N_EDGE4 11880      /* 12!/8! positions and order of four edges */
+#define N_FLIPSLICE (N_COMB * N_FLIP)
+#define N_PERM8 40320      /* 8! */
+#define N_SLICE2 24        /* 4! order of the slice edges in the slice */
+#define SLICE_SOLVED 494   /* comb of positions 8..11 */
+#define N_SYM 16           /* symmetries that keep the U-D axis */
+
+int coord_twist(const qs_cube *c);
+int coord_flip(const qs_cube *c);
+/* Positions and order of the edges first..first+3: slice edges (8), U edges
+ * (0) or D edges (4). comb = value / 24, order = value % 24. */
+int coord_edge4(const qs_cube *c, int first);
+int coord_corners(const qs_cube *c);
+/* Permutation of the first eight edges, valid in the phase-2 group. */
+int coord_udedges(const qs_cube *c);
+
+void coord_set_twist(qs_cube *c, int twist);
+void coord_set_flip(qs_cube *c, int flip);
+/* Places edges first..first+3 as value says and the other edges in
+ * ascending order in the remaining positions. */
+void coord_set_edge4(qs_cube *c, int first, int value);
+void coord_set_corners(qs_cube *c, int corners);
+void coord_set_udedges(qs_cube *c, int udedges);
+
+/* Positions (4 bytes, in member order) of an edge4 value. */
+void coord_edge4_positions(int value, uint8_t pos[4]);
+/* Lehmer rank / unrank of a permutation of 0..n-1. */
+int perm_rank(const uint8_t *p, int n);
+void perm_unrank(int rank, uint8_t *p, int n);
+
+/* ----------------------------------------------------------------- tables */
+
+#define N_FS_CLASS 64430   /* flipslice classes under the 16 symmetries */
+#define N_CORNER_CLASS 2768
+#define N_PHASE1 ((uint64_t)N_FS_CLASS * N_TWIST)
+#define N_PHASE2 ((uint64_t)N_CORNER_CLASS * N_PERM8)
+#define N_CANON 7          /* canonical-sequence states: none + 6 faces */
+#define MAX_P2_MOVES 21
+#define PHASE2_MAX_DIST 15 /* nibble entries saturate here */
+
+/* Phase-1 pruning entries: bits 0..3 the exact distance to the phase-2
+ * group in the metric's units, bit 4+m set when move m leads one step
+ * closer (child distance = distance - cost(m)). 32-bit entries for the 18
+ * face moves, 64-bit for the 45 axial moves. */
+#define P1_DIST_MASK 15u
+#define P1_MASK_SHIFT 4
+
+enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
+
+struct qs_tables {
+    qs_metric metric;
+    int axial;                 /* phase-1 moves are all 45, else 0..17 */
+    int n_moves;               /* 18 or 45 */
+    uint8_t cost[QS_MOVE_COUNT];
+    uint64_t all_moves;        /* bit m for each searchable move */
+    uint64_t g1_moves;         /* moves that keep the phase-2 group */
+    int n_p2;                  /* phase-2 moves, in p2_move order */
+    uint8_t p2_move[MAX_P2_MOVES];
+    int8_t p2_index[QS_MOVE_COUNT]; /* inverse of p2_move, -1 if none */
+    /* canonical sequences: allowed[state] moves may follow; a move m leads
+     * to state canon_next[m]; state 0 is the start. */
+    uint64_t canon_allowed[N_CANON];
+    uint8_t canon_next[QS_MOVE_COUNT];
+
+    /* symmetries */
+    uint8_t sym_inv[48];
+    uint8_t move_conj[QS_MOVE_COUNT][48]; /* S m S^-1 */
+
+    /* move tables, [coordinate][move] */
+    uint16_t (*twist_move)[QS_MOVE_COUNT];
+    uint16_t (*flip_move)[QS_MOVE_COUNT];
+    uint16_t (*edge4_move[3])[QS_MOVE_COUNT]; /* slice, U and D edges */
+    uint16_t (*corners_move)[QS_MOVE_COUNT];
+    uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
+    uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
+    uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
+
+    /* symmetry reduction */
+    uint16_t *fs_class;        /* [N_FLIPSLICE] */
+    uint8_t *fs_sym;           /* [N_FLIPSLICE] S x S^-1 is the class rep */
+    uint32_t *fs_packed;       /* [N_FLIPSLICE] class << 4 | sym, one read */
+    uint32_t *fs_rep;          /* [N_FS_CLASS] */
+    uint16_t *fs_selfsym;      /* [N_FS_CLASS] bit s: S rep S^-1 = rep */
+    uint16_t (*twist_conj)[N_SYM];
+    uint16_t *corner_class;    /* [N_PERM8] */
+    uint8_t *corner_sym;
+    uint16_t *corner_rep;      /* [N_CORNER_CLASS] */
+    uint16_t *corner_selfsym;
+    uint16_t (*udedges_conj)[N_SYM];
+    /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
+     * time, turned into the mask of the cube that symmetry s maps onto it */
+    uint64_t (*remap)[6][256];
+
+    /* pruning */
+    const void *phase1;        /* blob: uint32_t or uint64_t entries */
+    const uint8_t *phase2;     /* blob: nibbles [corner class][udedges] */
+    uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
+    uint8_t *edgeslice;        /* [N_PERM8 * 24] */
+};
+
+/* Builds everything but the blobs. */
+int tables_init_base(qs_tables *t, qs_metric m);
+void tables_free_base(qs_tables *t);
+
+static inline int phase1_entry_size(int axial) { return axial ? 8 : 4; }
+
+static inline uint64_t phase1_entry(const qs_tables *t, uint64_t index)
+{
+    return t->axial ? ((const uint64_t *)t->phase1)[index]
+                    : ((const uint32_t *)t->phase1)[index];
+}
+
+static inline uint64_t remap_mask(const qs_tables *t, uint64_t mask, int s)
+{
+    uint64_t out = 0;
+    for (int k = 0; mask; k++, mask >>= 8)
+        out |= t->remap[s][k][mask & 255];
+    return out;
+}
+
+static inline int phase2_prune(const qs_tables *t, int corners, int udedges)
+{
+    int s = t->corner_sym[corners];
+    uint64_t i = (uint64_t)t->corner_class[corners] * N_PERM8 +
+                 t->udedges_conj[udedges][s];
+    return (t->phase2[i >> 1] >> ((i & 1) * 4)) & 15;
+}

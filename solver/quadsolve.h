@@ -1,0 +1,227 @@
+/*
+ * quadsolve.h - public interface of the quadsolve solver library.
+ *
+ * The library models the cube at cubie level, parses and prints facelet
+ * strings and move sequences, and finds short solutions with Kociemba's
+ * two-phase algorithm in four metrics chosen at run time: HTM, QTM and the
+ * axial metrics AXHT and AXQT, where turns of two opposite faces done at the
+ * same time count as one move.
+ *
+ * Conventions: every public name starts with qs_ / QS_; functions return 0
+ * (QS_OK) or a negative qs_error; buffers are owned by the caller; the
+ * solver keeps no mutable global state, so all entry points are re-entrant
+ * and take the table set and a cancellation flag explicitly.
+ */
+#ifndef QUADSOLVE_H
+#define QUADSOLVE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QS_VERSION "0.1.0"
+
+/* Errors. The order of the cube errors is the order in which
+ * qs_cube_from_facelets checks a string, so the first defect found wins. */
+typedef enum {
+    QS_OK = 0,
+    QS_ERR_LENGTH = -1,        /* facelet string is not 54 characters */
+    QS_ERR_CHARACTER = -2,     /* a character other than U R F D L B */
+    QS_ERR_CENTER = -3,        /* centres are not U R F D L B in order */
+    QS_ERR_COLOR_COUNT = -4,   /* some colour does not appear 9 times */
+    QS_ERR_CORNER = -5,        /* a corner with colours no cubie has */
+    QS_ERR_EDGE = -6,          /* an edge with colours no cubie has */
+    QS_ERR_DUP_CORNER = -7,    /* the same corner cubie appears twice */
+    QS_ERR_DUP_EDGE = -8,      /* the same edge cubie appears twice */
+    QS_ERR_TWIST = -9,         /* corner twists do not sum to 0 mod 3 */
+    QS_ERR_FLIP = -10,         /* edge flips do not sum to 0 mod 2 */
+    QS_ERR_PARITY = -11,       /* corner and edge permutation parities differ */
+    QS_ERR_MOVE = -12,         /* a move sequence that does not parse */
+    QS_ERR_ARGUMENT = -13,     /* an option or argument out of range */
+    QS_ERR_NOMEM = -14,        /* memory allocation failed */
+    QS_ERR_CANCELLED = -15,    /* the caller's cancel flag was raised */
+    QS_ERR_TIMEOUT = -16,      /* no solution within the time limit */
+    QS_ERR_NOT_FOUND = -17,    /* no solution within the length limit */
+    QS_ERR_TABLES = -18,       /* table set missing or for another metric */
+    QS_ERR_THREAD = -19,       /* a worker thread could not be started */
+    QS_ERR_BUFFER = -20,       /* the caller's buffer is too small */
+} qs_error;
+
+/* A human-readable message for an error code. */
+const char *qs_strerror(int err);
+/* A short stable identifier for an error code, e.g. "TWIST" (used in the
+ * CLI's "error: CODE: message" lines and the daemon's error replies). */
+const char *qs_errcode(int err);
+
+/* ---------------------------------------------------------------- metrics */
+
+typedef enum {
+    QS_METRIC_HTM = 0,  /* any face turn counts 1 */
+    QS_METRIC_QTM = 1,  /* quarter turns count 1, half turns 2 */
+    QS_METRIC_AXHT = 2, /* face turn or parallel pair of opposite faces: 1 */
+    QS_METRIC_AXQT = 3, /* as AXHT, but a half turn in the step counts 2 */
+    QS_METRIC_COUNT = 4
+} qs_metric;
+
+/* "htm", "qtm", "axht", "axqt". */
+const char *qs_metric_name(qs_metric m);
+/* Parses a metric name (case-insensitive); returns the metric or -1. */
+int qs_metric_parse(const char *name);
+
+/* ------------------------------------------------------------ cube model */
+
+/* Corners URF UFL ULB UBR DFR DLF DBL DRB; edges UR UF UL UB DR DF DL DB
+ * FR FL BL BR (Kociemba's numbering). co in 0..2, eo in 0..1. */
+typedef struct {
+    uint8_t cp[8], co[8];
+    uint8_t ep[12], eo[12];
+} qs_cube;
+
+/* The solved cube. */
+void qs_cube_solved(qs_cube *c);
+/* c = a then b (b applied after a). Result may alias neither input. */
+void qs_cube_multiply(const qs_cube *a, const qs_cube *b, qs_cube *c);
+/* inv = c^-1. */
+void qs_cube_inverse(const qs_cube *c, qs_cube *inv);
+int qs_cube_is_solved(const qs_cube *c);
+int qs_cube_equal(const qs_cube *a, const qs_cube *b);
+/* Checks that c is a permutation/orientation of a solvable cube; returns
+ * QS_OK or the QS_ERR_DUP_*, TWIST, FLIP, PARITY error found first. */
+int qs_cube_check(const qs_cube *c);
+
+/* Parses a 54-character facelet string in URFDLB order (U1..U9, R1..R9,
+ * F1..F9, D1..D9, L1..L9, B1..B9). On error, *c is unchanged and, when
+ * detail is not NULL, a specific message naming the position, cubie or
+ * count at fault is written to detail (at most detail_len bytes). */
+int qs_cube_from_facelets(const char *facelets, qs_cube *c, char *detail,
+                          size_t detail_len);
+/* Writes the 54 facelets and a terminating NUL (out needs 55 bytes). */
+void qs_cube_to_facelets(const qs_cube *c, char out[55]);
+
+/* A uniformly random solvable cube drawn from *rng_state (a xorshift state
+ * owned by the caller; any nonzero seed). */
+void qs_cube_random(qs_cube *c, uint64_t *rng_state);
+
+/* ----------------------------------------------------------------- moves */
+
+/* A move is a number 0..44:
+ *   0..17  single face turns, face*3 + (quarter turns - 1), faces in URFDLB
+ *          order: U U2 U' R R2 R' F F2 F' D D2 D' L L2 L' B B2 B'.
+ *   18..44 parallel pairs, 18 + axis*9 + p*3 + q where axis 0 = (U D),
+ *          1 = (R L), 2 = (F B), p the turn of U/R/F and q of D/L/B
+ *          (0 = quarter, 1 = half, 2 = inverse quarter).
+ * Pairs are printed in parentheses: "(U D')". */
+typedef uint8_t qs_move;
+
+#define QS_MOVE_COUNT 45
+#define QS_MAX_MOVES 64 /* longest sequence any API produces or accepts */
+
+/* Applies one move / a sequence to *c. */
+void qs_cube_apply_move(qs_cube *c, qs_move m);
+void qs_cube_apply_moves(qs_cube *c, const qs_move *moves, int n);
+
+/* Parses moves separated by spaces: "R U2 F' (U D') ...". Accepts the pair
+ * faces in either order; "R1", "R3" and lower-case are not accepted.
+ * Returns the number of moves (>= 0) or QS_ERR_MOVE (with detail naming the
+ * offending token) or QS_ERR_BUFFER when more than max moves. */
+int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
+                   size_t detail_len);
+/* Prints moves separated by single spaces; returns the length written
+ * (excluding NUL) or QS_ERR_BUFFER. An empty sequence prints "". */
+int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len);
+/* The length of a move sequence in metric m. */
+int qs_moves_length(const qs_move *moves, int n, qs_metric m);
+/* Inverse sequence: reversed, each move inverted. */
+void qs_moves_invert(const qs_move *moves, int n, qs_move *out);
+
+/* ---------------------------------------------------------------- tables */
+
+/* All precomputed data the search needs for one metric. Move and symmetry
+ * tables are built by qs_tables_create (tens of milliseconds); the large
+ * pruning tables ("blobs") are generated by qs_tables_generate_blob and are
+ * normally persisted by the tables library (tables/qtab.h). */
+typedef struct qs_tables qs_tables;
+
+/* Progress callback: fraction in [0,1]. Called from worker threads, never
+ * concurrently for the same generation. */
+typedef void (*qs_progress_fn)(void *ctx, double fraction);
+
+#define QS_BLOB_MAX 4
+
+typedef struct {
+    const char *name;      /* file stem, e.g. "phase1" */
+    uint32_t kind;         /* stable numeric kind for file headers */
+    uint64_t entries;      /* number of table entries */
+    uint64_t bytes;        /* exact size of the blob in bytes */
+} qs_blob_info;
+
+/* Number of pruning blobs metric m needs (<= QS_BLOB_MAX). */
+int qs_blob_count(qs_metric m);
+/* Describes blob i of metric m. */
+int qs_blob_describe(qs_metric m, int i, qs_blob_info *info);
+/* Fills buf (info.bytes long, caller-owned) with blob i of metric m, using
+ * up to `threads` threads; progress may be NULL. cancel may be NULL. */
+int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
+                     qs_progress_fn progress, void *progress_ctx,
+                     const atomic_int *cancel);
+
+/* Builds a table set for metric m over the given blobs (blobs[i] of the
+ * size qs_blob_describe gives). The blobs are not copied and must outlive
+ * the table set. */
+int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out);
+void qs_tables_free(qs_tables *t);
+qs_metric qs_tables_metric(const qs_tables *t);
+
+/* ---------------------------------------------------------------- search */
+
+/* Called (from a search thread, serialised) each time a shorter solution
+ * is found; used for progress reports. */
+typedef void (*qs_improve_fn)(void *ctx, int length);
+
+typedef struct {
+    int threads;            /* worker threads, >= 1 */
+    int time_ms;            /* stop after this long; 0 = no time limit */
+    int max_len;            /* stop as soon as a solution of at most this
+                               length is found; -1 = none */
+    int solutions;          /* how many best solutions to return, >= 1 */
+    const atomic_int *cancel; /* caller-owned; nonzero stops the search */
+    qs_improve_fn on_improve;  /* may be NULL */
+    void *improve_ctx;
+} qs_options;
+
+/* Defaults: 1 thread, 10 ms, no max_len, 1 solution. */
+void qs_options_default(qs_options *o);
+
+typedef struct {
+    qs_move moves[QS_MAX_MOVES]; /* cube-frame moves, pairs only in axial */
+    int n;                       /* number of moves */
+    int length;                  /* length in the table set's metric */
+} qs_solution;
+
+typedef struct {
+    uint64_t phase1_nodes;
+    uint64_t phase2_nodes;
+    uint64_t phase2_searches; /* phase-1 ends that reached a phase-2 search */
+    int phase1_depth;         /* deepest phase-1 depth completed */
+    double elapsed_ms;
+    double first_ms;          /* time to the first solution */
+} qs_stats;
+
+/* Solves *c with the tables' metric. Writes up to max_out best solutions,
+ * shortest first, into out and their number into *n_out. Stops at the time
+ * limit, as soon as a solution of at most max_len is found, or when *cancel
+ * becomes nonzero. Returns QS_OK when at least one solution was found
+ * (also after a time-out), QS_ERR_CANCELLED / QS_ERR_TIMEOUT /
+ * QS_ERR_NOT_FOUND when none was, or an input error. A solved cube returns
+ * one empty solution. stats may be NULL. */
+int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
+             qs_solution *out, int max_out, int *n_out, qs_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,444 @@
+/*
+ * search.c - Kociemba's two-phase search.
+ *
+ * Phase 1 brings the cube into the group <U, D, R2, L2, F2, B2> (edges
+ * oriented, corners twisted home, slice edges in the slice); phase 2 solves
+ * it inside that group. The search runs in six directions: the cube seen
+ * along each of the three axes, and its inverse likewise. A job is one
+ * direction at one exact phase-1 length; threads take jobs in order of
+ * increasing length, so short phase-1 paths in all directions come first,
+ * and every phase-1 end is completed by the shortest phase-2 path that
+ * still beats the best solutions found so far.
+ */
+#include "qs_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { N_DIRS = 6, CHECK_EVERY = 255 };
+
+/* Without a length limit, the first solutions only have to exist; these
+ * bounds are far above what the two-phase search ever needs. */
+static const int default_limit[QS_METRIC_COUNT] = {30, 42, 30, 42};
+
+typedef struct {
+    const qs_tables *t;
+    const qs_options *o;
+    qs_cube cube;
+    qs_cube dir_cube[N_DIRS];
+    int max_out;
+    uint64_t start_ns, deadline_ns; /* deadline 0: none */
+
+    pthread_mutex_t lock;
+    int next_len, next_dir;   /* the next job */
+    int deepest_done;
+    atomic_int limit;         /* longest solution still worth finding */
+    atomic_int stop;
+    int cancelled, timed_out;
+    qs_solution *best;        /* max_out slots, shortest first */
+    int n_best;
+    double first_ms;
+    uint64_t nodes1, nodes2, searches2;
+} shared;
+
+typedef struct {
+    shared *sh;
+    const qs_tables *t;
+    int dir, len1;     /* job: direction, phase-1 length in metric units */
+    int n1, n2;        /* moves in path1 and path2 of the current solution */
+    /* U and D edge coordinates after path1[0..i), valid for i <= edges_ok:
+     * consecutive phase-1 ends share most of their path. */
+    uint16_t uedges[QS_MAX_MOVES + 1], dedges[QS_MAX_MOVES + 1];
+    int edges_ok;
+    qs_move path1[QS_MAX_MOVES];
+    qs_move path2[QS_MAX_MOVES];
+    uint64_t nodes1, nodes2, searches2;
+    int halt;
+} worker;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void qs_options_default(qs_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+    o->time_ms = 10;
+    o->max_len = -1;
+    o->solutions = 1;
+}
+
+/* Polled every CHECK_EVERY nodes: the shared stop flag, the caller's
+ * cancel flag and the clock. */
+static int should_halt(worker *w)
+{
+    shared *sh = w->sh;
+    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+        return w->halt = 1;
+    if (sh->o->cancel &&
+        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
+        pthread_mutex_lock(&sh->lock);
+        sh->cancelled = 1;
+        pthread_mutex_unlock(&sh->lock);
+        atomic_store(&sh->stop, 1);
+        return w->halt = 1;
+    }
+    if (sh->deadline_ns && now_ns() >= sh->deadline_ns) {
+        pthread_mutex_lock(&sh->lock);
+        sh->timed_out = 1;
+        pthread_mutex_unlock(&sh->lock);
+        atomic_store(&sh->stop, 1);
+        return w->halt = 1;
+    }
+    return 0;
+}
+
+/* Maps a path found in direction dir back to the cube's own frame and
+ * keeps it if it is among the best. */
+static void record(worker *w)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    qs_solution s;
+    int rot = w->dir % 3, inverse = w->dir >= 3;
+    int back = t->sym_inv[16 * rot];
+    qs_move seq[QS_MAX_MOVES];
+    int n = 0;
+    for (int i = 0; i < w->n1; i++)
+        seq[n++] = t->move_conj[w->path1[i]][back];
+    for (int i = 0; i < w->n2; i++)
+        seq[n++] = t->move_conj[w->path2[i]][back];
+    if (inverse)
+        qs_moves_invert(seq, n, s.moves);
+    else
+        memcpy(s.moves, seq, (size_t)n);
+    s.n = n;
+    s.length = qs_moves_length(s.moves, n, t->metric);
+
+    qs_cube check = sh->cube;
+    qs_cube_apply_moves(&check, s.moves, n);
+    if (!qs_cube_is_solved(&check))
+        return; /* cannot happen with consistent tables; never report it */
+
+    pthread_mutex_lock(&sh->lock);
+    int pos = sh->n_best;
+    for (int i = 0; i < sh->n_best; i++) {
+        if (sh->best[i].n == s.n &&
+            memcmp(sh->best[i].moves, s.moves, (size_t)s.n) == 0) {
+            pos = -1;
+            break;
+        }
+        if (pos == sh->n_best && s.length < sh->best[i].length)
+            pos = i;
+    }
+    if (pos >= 0 && pos < sh->max_out) {
+        int keep = sh->n_best < sh->max_out ? sh->n_best : sh->max_out - 1;
+        memmove(&sh->best[pos + 1], &sh->best[pos],
+                sizeof s * (size_t)(keep - pos));
+        sh->best[pos] = s;
+        if (sh->n_best < sh->max_out)
+            sh->n_best++;
+        if (sh->n_best == 1)
+            sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        if (sh->n_best == sh->max_out) {
+            int worst = sh->best[sh->n_best - 1].length;
+            if (worst - 1 < atomic_load(&sh->limit))
+                atomic_store(&sh->limit, worst - 1);
+            if (sh->o->max_len >= 0 && worst <= sh->o->max_len)
+                atomic_store(&sh->stop, 1);
+        }
+        if (pos == 0 && sh->o->on_improve)
+            sh->o->on_improve(sh->o->improve_ctx, s.length);
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static int phase2(worker *w, int corners, int udedges, int slice2, int togo,
+                  int canon, int depth)
+{
+    const qs_tables *t = w->t;
+    if (togo == 0) {
+        w->n2 = depth;
+        return corners == 0 && udedges == 0 && slice2 == 0;
+    }
+    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
+        return 0;
+    uint64_t allowed = t->canon_allowed[canon];
+    for (int k = 0; k < t->n_p2; k++) {
+        int m = t->p2_move[k], rest = togo - t->cost[m];
+        if (!(allowed >> m & 1) || rest < 0)
+            continue;
+        int c2 = t->corners_move[corners][m];
+        int s2 = t->slice2_move[slice2][m];
+        if (t->cornslice[c2 * N_SLICE2 + s2] > rest)
+            continue;
+        int u2 = t->udedges_move[udedges][k];
+        if (t->edgeslice[u2 * N_SLICE2 + s2] > rest ||
+            phase2_prune(t, c2, u2) > rest)
+            continue;
+        w->path2[depth] = (qs_move)m;
+        if (phase2(w, c2, u2, s2, rest, t->canon_next[m], depth + 1))
+            return 1;
+        if (w->halt)
+            return 0;
+    }
+    return 0;
+}
+
+/* A phase-1 path of the job's length ends in the phase-2 group. */
+static void phase1_end(worker *w, int slice, int corners, int depth)
+{
+    const qs_tables *t = w->t;
+    /* Ending on a phase-2 move means a shorter phase-1 path exists. */
+    if (depth > 0 && (t->g1_moves >> w->path1[depth - 1] & 1))
+        return;
+    int limit = atomic_load_explicit(&w->sh->limit, memory_order_relaxed);
+    int room = limit - w->len1;
+    int s2 = slice - SLICE_SOLVED * 24;
+    int lb = t->cornslice[corners * N_SLICE2 + s2];
+    if (lb > room)
+        return;
+    for (int i = w->edges_ok; i < depth; i++) {
+        w->uedges[i + 1] = t->edge4_move[1][w->uedges[i]][w->path1[i]];
+        w->dedges[i + 1] = t->edge4_move[2][w->dedges[i]][w->path1[i]];
+    }
+    w->edges_ok = depth;
+    uint8_t perm[8];
+    const uint8_t *upos = t->edge4_pos[w->uedges[depth]];
+    const uint8_t *dpos = t->edge4_pos[w->dedges[depth]];
+    for (int k = 0; k < 4; k++) {
+        perm[upos[k]] = (uint8_t)k;
+        perm[dpos[k]] = (uint8_t)(4 + k);
+    }
+    int udedges = perm_rank(perm, 8);
+    int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
+    if (lb2 > lb)
+        lb = lb2;
+    lb2 = phase2_prune(t, corners, udedges);
+    if (lb2 > lb)
+        lb = lb2;
+    if (lb > room)
+        return;
+    w->searches2++;
+    int canon = depth > 0 ? t->canon_next[w->path1[depth - 1]] : 0;
+    for (int len2 = lb; len2 <= room && !w->halt; len2++) {
+        if (phase2(w, corners, udedges, s2, len2, canon, 0)) {
+            w->n1 = depth;
+            record(w);
+            return;
+        }
+        room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
+               w->len1;
+    }
+}
+
+static void phase1(worker *w, int flip, int twist, int slice, int corners,
+                   uint64_t entry, int sym, int togo, int canon, int depth)
+{
+    const qs_tables *t = w->t;
+    int dist = (int)(entry & P1_DIST_MASK);
+    if (togo == 0) {
+        phase1_end(w, slice, corners, depth);
+        return;
+    }
+    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    uint64_t moves = t->canon_allowed[canon];
+    if (dist == togo)
+        moves &= remap_mask(t, entry >> P1_MASK_SHIFT, sym);
+
+    /* Compute every child's table index first so the memory reads of the
+     * pruning table overlap instead of waiting one after another. */
+    int n = 0;
+    uint8_t mv[QS_MOVE_COUNT], csym[QS_MOVE_COUNT];
+    uint16_t cflip[QS_MOVE_COUNT], ctwist[QS_MOVE_COUNT], cslice[QS_MOVE_COUNT];
+    uint64_t cidx[QS_MOVE_COUNT];
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        if (t->cost[m] > togo)
+            continue;
+        int f2 = t->flip_move[flip][m], s2 = t->edge4_move[0][slice][m];
+        uint32_t cs = t->fs_packed[s2 / 24 * N_FLIP + f2];
+        int s = cs & 15;
+        int tw2 = t->twist_move[twist][m];
+        uint64_t idx = (uint64_t)(cs >> 4) * N_TWIST + t->twist_conj[tw2][s];
+        __builtin_prefetch((const char *)t->phase1 +
+                           idx * (uint64_t)phase1_entry_size(t->axial));
+        mv[n] = (uint8_t)m;
+        csym[n] = (uint8_t)s;
+        cflip[n] = (uint16_t)f2;
+        ctwist[n] = (uint16_t)tw2;
+        cslice[n] = (uint16_t)s2;
+        cidx[n++] = idx;
+    }
+    for (int k = 0; k < n; k++) {
+        int m = mv[k], rest = togo - t->cost[m];
+        uint64_t e = phase1_entry(t, cidx[k]);
+        int d = (int)(e & P1_DIST_MASK);
+        /* Rokicki's observation: a child with slack that is already close
+         * to the phase-2 group mostly repeats phase-2 solutions found
+         * from shorter phase-1 paths; skipping it loses little. */
+        if (d > rest || (d < rest && d + rest < 5))
+            continue;
+        w->path1[depth] = (qs_move)m;
+        if (w->edges_ok > depth)
+            w->edges_ok = depth;
+        phase1(w, cflip[k], ctwist[k], cslice[k], t->corners_move[corners][m],
+               e, csym[k], rest, t->canon_next[m], depth + 1);
+        if (w->halt)
+            return;
+    }
+}
+
+static void run_job(worker *w, int dir, int len1)
+{
+    const qs_tables *t = w->t;
+    const qs_cube *c = &w->sh->dir_cube[dir];
+    int flip = coord_flip(c), twist = coord_twist(c);
+    int slice = coord_edge4(c, 8);
+    int fs = slice / 24 * N_FLIP + flip, s = t->fs_sym[fs];
+    uint64_t e = phase1_entry(t, (uint64_t)t->fs_class[fs] * N_TWIST +
+                                     t->twist_conj[twist][s]);
+    if ((int)(e & P1_DIST_MASK) > len1)
+        return;
+    w->dir = dir;
+    w->len1 = len1;
+    w->uedges[0] = (uint16_t)coord_edge4(c, 0);
+    w->dedges[0] = (uint16_t)coord_edge4(c, 4);
+    w->edges_ok = 0;
+    phase1(w, flip, twist, slice, coord_corners(c), e, s, len1, 0, 0);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    shared *sh = w->sh;
+    while (!w->halt && !atomic_load(&sh->stop)) {
+        pthread_mutex_lock(&sh->lock);
+        int len1 = sh->next_len, dir = sh->next_dir;
+        if (++sh->next_dir == N_DIRS) {
+            sh->next_dir = 0;
+            sh->next_len++;
+        }
+        pthread_mutex_unlock(&sh->lock);
+        /* A phase-1 path as long as the limit leaves no room to improve. */
+        if (len1 > atomic_load(&sh->limit))
+            break;
+        run_job(w, dir, len1);
+        if (!w->halt && dir == N_DIRS - 1) {
+            pthread_mutex_lock(&sh->lock);
+            if (len1 > sh->deepest_done)
+                sh->deepest_done = len1;
+            pthread_mutex_unlock(&sh->lock);
+        }
+    }
+    pthread_mutex_lock(&sh->lock);
+    sh->nodes1 += w->nodes1;
+    sh->nodes2 += w->nodes2;
+    sh->searches2 += w->searches2;
+    pthread_mutex_unlock(&sh->lock);
+    return NULL;
+}
+
+int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
+             qs_solution *out, int max_out, int *n_out, qs_stats *stats)
+{
+    if (!t || !c || !o || !out || max_out < 1 || !n_out)
+        return QS_ERR_ARGUMENT;
+    if (!t->phase1 || !t->phase2)
+        return QS_ERR_TABLES;
+    if (o->threads < 1 || o->threads > 256 || o->time_ms < 0 ||
+        o->solutions < 1 || o->max_len < -1 || o->max_len > QS_MAX_MOVES)
+        return QS_ERR_ARGUMENT;
+    int err = qs_cube_check(c);
+    if (err)
+        return err;
+    *n_out = 0;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (qs_cube_is_solved(c)) {
+        out[0].n = 0;
+        out[0].length = 0;
+        *n_out = 1;
+        return QS_OK;
+    }
+
+    shared *sh = calloc(1, sizeof *sh);
+    worker *workers = calloc((size_t)o->threads, sizeof *workers);
+    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
+    if (!sh || !workers || !tid) {
+        free(sh);
+        free(workers);
+        free(tid);
+        return QS_ERR_NOMEM;
+    }
+    sh->t = t;
+    sh->o = o;
+    sh->cube = *c;
+    sh->best = out;
+    sh->max_out = o->solutions < max_out ? o->solutions : max_out;
+    sh->deepest_done = -1;
+    sh->start_ns = now_ns();
+    sh->deadline_ns =
+        o->time_ms > 0 ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull : 0;
+    atomic_init(&sh->limit,
+                o->max_len >= 0 ? o->max_len : default_limit[t->metric]);
+    atomic_init(&sh->stop, 0);
+    pthread_mutex_init(&sh->lock, NULL);
+
+    /* Direction r solves S c S^-1 with S the r-th rotation about the URF
+     * corner, directions 3..5 the same for the inverse cube. */
+    qs_cube sym[48], inv;
+    sym_cubes(sym);
+    qs_cube_inverse(c, &inv);
+    for (int d = 0; d < N_DIRS; d++) {
+        int s = 16 * (d % 3);
+        qs_cube tmp;
+        qs_cube_multiply(&sym[s], d < 3 ? c : &inv, &tmp);
+        qs_cube_multiply(&tmp, &sym[t->sym_inv[s]], &sh->dir_cube[d]);
+    }
+
+    int started = 0;
+    for (int i = 0; i < o->threads; i++) {
+        workers[i].sh = sh;
+        workers[i].t = t;
+    }
+    for (int i = 1; i < o->threads; i++) {
+        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
+            break;
+        started = i;
+    }
+    worker_main(&workers[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+
+    *n_out = sh->n_best;
+    if (stats) {
+        stats->phase1_nodes = sh->nodes1;
+        stats->phase2_nodes = sh->nodes2;
+        stats->phase2_searches = sh->searches2;
+        stats->phase1_depth = sh->deepest_done;
+        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->first_ms = sh->first_ms;
+    }
+    if (sh->n_best > 0)
+        err = QS_OK;
+    else if (sh->cancelled)
+        err = QS_ERR_CANCELLED;
+    else if (sh->timed_out)
+        err = QS_ERR_TIMEOUT;
+    else
+        err = QS_ERR_NOT_FOUND;
+    pthread_mutex_destroy(&sh->lock);
+    free(sh);
+    free(workers);
+    free(tid);
+    return err;
+}

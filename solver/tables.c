@@ -1,0 +1,431 @@
+/*
+ * tables.c - the small tables every table set builds when it is created:
+ * the metric's move set and costs, canonical move sequences, symmetries,
+ * move tables for each coordinate, symmetry classes, and two small exact
+ * phase-2 distance tables. The large pruning tables ("blobs") come from
+ * prune.c and are attached here by qs_tables_create.
+ */
+#include "qs_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { UNSET16 = 0xffff };
+
+static void conjugate(const qs_cube *sym, const qs_cube *sym_inv,
+                      const qs_cube *x, qs_cube *out)
+{
+    qs_cube tmp;
+    qs_cube_multiply(sym, x, &tmp);
+    qs_cube_multiply(&tmp, sym_inv, out);
+}
+
+static int axis_of(qs_move m)
+{
+    return m < 18 ? (m / 3) % 3 : (m - 18) / 9;
+}
+
+static int in_phase2_group(qs_move m)
+{
+    int face[2], q[2], n = move_decompose(m, face, q);
+    for (int k = 0; k < n; k++)
+        if (face[k] % 3 != 0 && q[k] != 2)
+            return 0;
+    return 1;
+}
+
+static void init_moves(qs_tables *t, qs_metric metric)
+{
+    t->metric = metric;
+    t->axial = metric == QS_METRIC_AXHT || metric == QS_METRIC_AXQT;
+    t->n_moves = t->axial ? QS_MOVE_COUNT : 18;
+    t->all_moves = t->g1_moves = 0;
+    t->n_p2 = 0;
+    memset(t->p2_index, -1, sizeof t->p2_index);
+    for (int m = 0; m < t->n_moves; m++) {
+        qs_move mv = (qs_move)m;
+        t->cost[m] = (uint8_t)qs_moves_length(&mv, 1, metric);
+        t->all_moves |= 1ull << m;
+        if (in_phase2_group(mv)) {
+            t->g1_moves |= 1ull << m;
+            t->p2_index[m] = (int8_t)t->n_p2;
+            t->p2_move[t->n_p2++] = mv;
+        }
+    }
+    /* A canonical sequence never turns the same face (axis, in the axial
+     * metrics) twice in a row, and of two commuting opposite faces turned
+     * one after the other only the order U/R/F first is kept. */
+    t->canon_allowed[0] = t->all_moves;
+    for (int state = 1; state < N_CANON; state++) {
+        uint64_t allowed = 0;
+        for (int m = 0; m < t->n_moves; m++) {
+            int ok;
+            if (t->axial) {
+                ok = state > 3 || axis_of((qs_move)m) != state - 1;
+            } else {
+                int last = state - 1, face = m / 3;
+                ok = face != last && face != last - 3;
+            }
+            if (ok)
+                allowed |= 1ull << m;
+        }
+        t->canon_allowed[state] = allowed;
+    }
+    for (int m = 0; m < t->n_moves; m++)
+        t->canon_next[m] =
+            (uint8_t)(1 + (t->axial ? axis_of((qs_move)m) : m / 3));
+}
+
+/* Fills table[x * stride + m] for all 45 moves from a coordinate's setter
+ * and getter: the six quarter turns through cubes, the rest by composing
+ * table entries. */
+typedef int (*coord_get)(const qs_cube *c, int arg);
+typedef void (*coord_set)(qs_cube *c, int arg, int value);
+
+static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
+                            coord_set set, int arg)
+{
+    qs_cube quarter[6];
+    for (int f = 0; f < 6; f++)
+        move_cube((qs_move)(3 * f), &quarter[f]);
+    for (int x = 0; x < n; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        set(&c, arg, x);
+        for (int f = 0; f < 6; f++) {
+            qs_cube_multiply(&c, &quarter[f], &d);
+            table[(size_t)x * stride + 3 * f] = (uint16_t)get(&d, arg);
+        }
+    }
+    for (int x = 0; x < n; x++)
+        for (int f = 0; f < 6; f++) {
+            uint16_t *row = &table[(size_t)x * stride];
+            int q1 = row[3 * f];
+            row[3 * f + 1] = table[(size_t)q1 * stride + 3 * f];
+            row[3 * f + 2] =
+                table[(size_t)row[3 * f + 1] * stride + 3 * f];
+        }
+    for (int x = 0; x < n; x++)
+        for (int m = 18; m < QS_MOVE_COUNT; m++) {
+            int axis = (m - 18) / 9, p = (m - 18) % 9 / 3, q = (m - 18) % 3;
+            int y = table[(size_t)x * stride + 3 * axis + p];
+            table[(size_t)x * stride + m] =
+                table[(size_t)y * stride + 3 * (axis + 3) + q];
+        }
+}
+
+static int get_twist(const qs_cube *c, int arg) { (void)arg; return coord_twist(c); }
+static void set_twist(qs_cube *c, int arg, int v) { (void)arg; coord_set_twist(c, v); }
+static int get_flip(const qs_cube *c, int arg) { (void)arg; return coord_flip(c); }
+static void set_flip(qs_cube *c, int arg, int v) { (void)arg; coord_set_flip(c, v); }
+static int get_edge4(const qs_cube *c, int first) { return coord_edge4(c, first); }
+static void set_edge4(qs_cube *c, int first, int v) { coord_set_edge4(c, first, v); }
+static int get_corners(const qs_cube *c, int arg) { (void)arg; return coord_corners(c); }
+static void set_corners(qs_cube *c, int arg, int v) { (void)arg; coord_set_corners(c, v); }
+
+static int init_move_tables(qs_tables *t)
+{
+    static const int edge4_first[3] = {8, 0, 4};
+    uint16_t *tmp;
+    t->twist_move = malloc(sizeof *t->twist_move * N_TWIST);
+    t->flip_move = malloc(sizeof *t->flip_move * N_FLIP);
+    for (int k = 0; k < 3; k++)
+        t->edge4_move[k] = malloc(sizeof *t->edge4_move[k] * N_EDGE4);
+    t->corners_move = malloc(sizeof *t->corners_move * N_PERM8);
+    t->udedges_move = malloc(sizeof *t->udedges_move * N_PERM8);
+    tmp = malloc(sizeof(uint16_t) * QS_MOVE_COUNT * N_EDGE4);
+    if (!t->twist_move || !t->flip_move || !t->edge4_move[0] ||
+        !t->edge4_move[1] || !t->edge4_move[2] ||
+        !t->corners_move || !t->udedges_move || !tmp) {
+        free(tmp);
+        return QS_ERR_NOMEM;
+    }
+    fill_move_table(&t->twist_move[0][0], N_TWIST, QS_MOVE_COUNT, get_twist,
+                    set_twist, 0);
+    fill_move_table(&t->flip_move[0][0], N_FLIP, QS_MOVE_COUNT, get_flip,
+                    set_flip, 0);
+    for (int k = 0; k < 3; k++)
+        fill_move_table(&t->edge4_move[k][0][0], N_EDGE4, QS_MOVE_COUNT,
+                        get_edge4, set_edge4, edge4_first[k]);
+    fill_move_table(&t->corners_move[0][0], N_PERM8, QS_MOVE_COUNT,
+                    get_corners, set_corners, 0);
+    /* The U/D-edge permutation means nothing outside the phase-2 group,
+     * so its moves cannot be composed from quarter turns: apply each
+     * phase-2 move to a cube. */
+    for (int k = 0; k < t->n_p2; k++) {
+        qs_cube mc;
+        move_cube(t->p2_move[k], &mc);
+        for (int x = 0; x < N_PERM8; x++) {
+            qs_cube c, d;
+            qs_cube_solved(&c);
+            coord_set_udedges(&c, x);
+            qs_cube_multiply(&c, &mc, &d);
+            t->udedges_move[x][k] = (uint16_t)coord_udedges(&d);
+        }
+    }
+    free(tmp);
+    t->edge4_pos = malloc(sizeof *t->edge4_pos * N_EDGE4);
+    if (!t->edge4_pos)
+        return QS_ERR_NOMEM;
+    for (int x = 0; x < N_EDGE4; x++)
+        coord_edge4_positions(x, t->edge4_pos[x]);
+    for (int s2 = 0; s2 < N_SLICE2; s2++)
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            int v = t->edge4_move[0][SLICE_SOLVED * 24 + s2][m];
+            t->slice2_move[s2][m] =
+                (uint8_t)(v / 24 == SLICE_SOLVED ? v % 24 : 0xff);
+        }
+    return QS_OK;
+}
+
+static int init_symmetries(qs_tables *t, qs_cube sym[48])
+{
+    qs_cube moves[QS_MOVE_COUNT];
+    sym_cubes(sym);
+    for (int s = 0; s < 48; s++)
+        for (int r = 0; r < 48; r++) {
+            qs_cube p;
+            qs_cube_multiply(&sym[s], &sym[r], &p);
+            if (qs_cube_is_solved(&p))
+                t->sym_inv[s] = (uint8_t)r;
+        }
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        move_cube((qs_move)m, &moves[m]);
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        for (int s = 0; s < 48; s++) {
+            qs_cube c;
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &moves[m], &c);
+            t->move_conj[m][s] = 0xff;
+            for (int k = 0; k < QS_MOVE_COUNT; k++)
+                if (qs_cube_equal(&c, &moves[k]))
+                    t->move_conj[m][s] = (uint8_t)k;
+            if (t->move_conj[m][s] == 0xff)
+                return QS_ERR_TABLES;
+        }
+    return QS_OK;
+}
+
+/* Classes of a raw coordinate under the 16 symmetries. The first member of
+ * each class in raw order is its representative. */
+static int classify(const qs_tables *t, const qs_cube sym[48], int n_raw,
+                    void (*set)(qs_cube *, int), int (*get)(const qs_cube *),
+                    uint16_t *cls, uint8_t *cls_sym, uint32_t *rep32,
+                    uint16_t *rep16, uint16_t *selfsym, int expected)
+{
+    int n = 0;
+    for (int x = 0; x < n_raw; x++)
+        cls[x] = UNSET16;
+    for (int x = 0; x < n_raw; x++) {
+        if (cls[x] != UNSET16)
+            continue;
+        if (n >= expected)
+            return QS_ERR_TABLES;
+        qs_cube c;
+        qs_cube_solved(&c);
+        set(&c, x);
+        if (rep32)
+            rep32[n] = (uint32_t)x;
+        else
+            rep16[n] = (uint16_t)x;
+        selfsym[n] = 0;
+        for (int s = 0; s < N_SYM; s++) {
+            qs_cube d;
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            int y = get(&d);
+            if (y == x)
+                selfsym[n] |= (uint16_t)(1u << s);
+            if (cls[y] == UNSET16) {
+                cls[y] = (uint16_t)n;
+                cls_sym[y] = t->sym_inv[s];
+            }
+        }
+        n++;
+    }
+    return n == expected ? QS_OK : QS_ERR_TABLES;
+}
+
+static void set_flipslice(qs_cube *c, int fs)
+{
+    coord_set_edge4(c, 8, fs / N_FLIP * 24);
+    coord_set_flip(c, fs % N_FLIP);
+}
+
+static int get_flipslice(const qs_cube *c)
+{
+    return coord_edge4(c, 8) / 24 * N_FLIP + coord_flip(c);
+}
+
+static void set_corner_perm(qs_cube *c, int x) { coord_set_corners(c, x); }
+static int get_corner_perm(const qs_cube *c) { return coord_corners(c); }
+
+static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
+{
+    t->fs_class = malloc(sizeof *t->fs_class * N_FLIPSLICE);
+    t->fs_sym = malloc(N_FLIPSLICE);
+    t->fs_packed = malloc(sizeof *t->fs_packed * N_FLIPSLICE);
+    t->fs_rep = malloc(sizeof *t->fs_rep * N_FS_CLASS);
+    t->fs_selfsym = malloc(sizeof *t->fs_selfsym * N_FS_CLASS);
+    t->twist_conj = malloc(sizeof *t->twist_conj * N_TWIST);
+    t->corner_class = malloc(sizeof *t->corner_class * N_PERM8);
+    t->corner_sym = malloc(N_PERM8);
+    t->corner_rep = malloc(sizeof *t->corner_rep * N_CORNER_CLASS);
+    t->corner_selfsym = malloc(sizeof *t->corner_selfsym * N_CORNER_CLASS);
+    t->udedges_conj = malloc(sizeof *t->udedges_conj * N_PERM8);
+    t->remap = malloc(sizeof *t->remap * N_SYM);
+    if (!t->fs_class || !t->fs_sym || !t->fs_packed || !t->fs_rep || !t->fs_selfsym ||
+        !t->twist_conj || !t->corner_class || !t->corner_sym ||
+        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->remap)
+        return QS_ERR_NOMEM;
+    int err = classify(t, sym, N_FLIPSLICE, set_flipslice, get_flipslice,
+                       t->fs_class, t->fs_sym, t->fs_rep, NULL, t->fs_selfsym,
+                       N_FS_CLASS);
+    if (err)
+        return err;
+    for (int x = 0; x < N_FLIPSLICE; x++)
+        t->fs_packed[x] = (uint32_t)t->fs_class[x] << 4 | t->fs_sym[x];
+    err = classify(t, sym, N_PERM8, set_corner_perm, get_corner_perm,
+                   t->corner_class, t->corner_sym, NULL, t->corner_rep,
+                   t->corner_selfsym, N_CORNER_CLASS);
+    if (err)
+        return err;
+    for (int x = 0; x < N_TWIST; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        coord_set_twist(&c, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            t->twist_conj[x][s] = (uint16_t)coord_twist(&d);
+        }
+    }
+    for (int x = 0; x < N_PERM8; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        coord_set_udedges(&c, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            t->udedges_conj[x][s] = (uint16_t)coord_udedges(&d);
+        }
+    }
+    /* Bit b of a representative's mask is about move b of the
+     * representative R = S x S^-1; for x that is move S^-1 b S. */
+    for (int s = 0; s < N_SYM; s++)
+        for (int k = 0; k < 6; k++)
+            for (int v = 0; v < 256; v++) {
+                uint64_t out = 0;
+                for (int j = 0; j < 8; j++) {
+                    int b = 8 * k + j;
+                    if ((v >> j & 1) && b < t->n_moves)
+                        out |= 1ull << t->move_conj[b][t->sym_inv[s]];
+                }
+                t->remap[s][k][v] = out;
+            }
+    return QS_OK;
+}
+
+/* Exact phase-2 distances of (corner permutation, slice order) or (U/D-edge
+ * permutation, slice order): both small enough to solve outright. */
+static int slice_distance_table(const qs_tables *t, int use_corners,
+                                uint8_t **out)
+{
+    const size_t n = (size_t)N_PERM8 * N_SLICE2;
+    uint8_t *dist = malloc(n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    memset(dist, 0xff, n);
+    dist[0] = 0;
+    size_t done = 1;
+    for (int d = 0; done < n && d < 254; d++) {
+        for (size_t i = 0; i < n; i++) {
+            if (dist[i] != d)
+                continue;
+            int x = (int)(i / N_SLICE2), s2 = (int)(i % N_SLICE2);
+            for (int k = 0; k < t->n_p2; k++) {
+                int m = t->p2_move[k];
+                int y = use_corners ? t->corners_move[x][m]
+                                    : t->udedges_move[x][k];
+                size_t j = (size_t)y * N_SLICE2 + t->slice2_move[s2][m];
+                int nd = d + t->cost[m];
+                if (dist[j] > nd) {
+                    done += dist[j] == 0xff;
+                    dist[j] = (uint8_t)nd;
+                }
+            }
+        }
+    }
+    *out = dist;
+    return QS_OK;
+}
+
+int tables_init_base(qs_tables *t, qs_metric metric)
+{
+    qs_cube sym[48];
+    memset(t, 0, sizeof *t);
+    init_moves(t, metric);
+    int err = init_symmetries(t, sym);
+    if (!err)
+        err = init_move_tables(t);
+    if (!err)
+        err = init_sym_tables(t, sym);
+    if (!err)
+        err = slice_distance_table(t, 1, &t->cornslice);
+    if (!err)
+        err = slice_distance_table(t, 0, &t->edgeslice);
+    return err;
+}
+
+void tables_free_base(qs_tables *t)
+{
+    free(t->twist_move);
+    free(t->flip_move);
+    for (int k = 0; k < 3; k++)
+        free(t->edge4_move[k]);
+    free(t->fs_packed);
+    free(t->corners_move);
+    free(t->udedges_move);
+    free(t->edge4_pos);
+    free(t->fs_class);
+    free(t->fs_sym);
+    free(t->fs_rep);
+    free(t->fs_selfsym);
+    free(t->twist_conj);
+    free(t->corner_class);
+    free(t->corner_sym);
+    free(t->corner_rep);
+    free(t->corner_selfsym);
+    free(t->udedges_conj);
+    free(t->remap);
+    free(t->cornslice);
+    free(t->edgeslice);
+}
+
+int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
+{
+    if ((int)m < 0 || m >= QS_METRIC_COUNT || !blobs || !out)
+        return QS_ERR_ARGUMENT;
+    qs_tables *t = malloc(sizeof *t);
+    if (!t)
+        return QS_ERR_NOMEM;
+    int err = tables_init_base(t, m);
+    if (err) {
+        tables_free_base(t);
+        free(t);
+        return err;
+    }
+    t->phase1 = blobs[BLOB_PHASE1];
+    t->phase2 = blobs[BLOB_PHASE2];
+    *out = t;
+    return QS_OK;
+}
+
+void qs_tables_free(qs_tables *t)
+{
+    if (!t)
+        return;
+    tables_free_base(t);
+    free(t);
+}
+
+qs_metric qs_tables_metric(const qs_tables *t)
+{
+    return t->metric;
+}

@@ -1,0 +1,29 @@
+/*
+ * internal.h - helpers shared by the tables library's source files.
+ *
+ * Private to tables/: not installed and not part of the public interface
+ * (qtab.h). The helpers carry the qtab_ prefix only because they cross
+ * file boundaries and so cannot be static.
+ */
+#ifndef QTAB_INTERNAL_H
+#define QTAB_INTERNAL_H
+
+#include <stddef.h>
+
+/* Number of online CPUs, at least 1. */
+int qtab_cpu_count(void);
+/* Resolves a caller's thread count: <= 0 means all online CPUs. */
+int qtab_threads(int requested);
+/* Monotonic time in seconds. */
+double qtab_now(void);
+/* Creates path and its missing parents with mode 0755 (like mkdir -p).
+ * Returns QTAB_OK, or QTAB_ERR_CACHE_DIR with errno set. */
+int qtab_mkdirs(const char *path);
+
+/* Memory for a large table, backed by huge pages where the kernel allows
+ * (NULL when out of memory); release with qtab_huge_free and the same
+ * size. */
+void *qtab_huge_alloc(size_t bytes);
+void qtab_huge_free(void *p, size_t bytes);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * qtab.h - public interface of the quadsolve tables library.
+ *
+ * The solver (solver/quadsolve.h) can generate its large pruning tables
+ * ("blobs") but does not store them. This library persists each blob as one
+ * checksummed file (format in docs/tables.md), finds the cache directory,
+ * maps ready files read-only, regenerates missing or damaged ones, and hands
+ * back a qs_tables set. It also offers the pieces the CLI's `tables
+ * verify|info|generate` subcommands and the tests need: the raw file layer,
+ * per-blob reports and a small thread-safe progress bar.
+ *
+ * Conventions: every public name starts with qtab_ / QTAB_; functions return
+ * 0 (QTAB_OK) or a negative qtab_error; buffers are owned by the caller; the
+ * library keeps no mutable global state.
+ */
+#ifndef QTAB_H
+#define QTAB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "quadsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------- errors */
+
+typedef enum {
+    QTAB_OK = 0,
+    QTAB_ERR_IO = -1,              /* a system call failed; errno tells why */
+    QTAB_ERR_NOT_FOUND = -2,       /* the table file does not exist */
+    QTAB_ERR_TRUNCATED = -3,       /* file shorter than its header says */
+    QTAB_ERR_MAGIC = -4,           /* not a quadsolve table file */
+    QTAB_ERR_VERSION = -5,         /* unsupported format version */
+    QTAB_ERR_ENDIAN = -6,          /* written on a machine of other byte order */
+    QTAB_ERR_HEADER_CHECKSUM = -7, /* header damaged */
+    QTAB_ERR_KIND = -8,            /* a different table kind than expected */
+    QTAB_ERR_METRIC = -9,          /* a table for another metric */
+    QTAB_ERR_SIZE = -10,           /* entry count or byte size not as expected */
+    QTAB_ERR_CHECKSUM = -11,       /* payload damaged */
+    QTAB_ERR_NOMEM = -12,          /* memory allocation or mapping failed */
+    QTAB_ERR_GENERATE = -13,       /* the solver's generator failed */
+    QTAB_ERR_CACHE_DIR = -14,      /* no usable cache directory */
+    QTAB_ERR_ARGUMENT = -15,       /* an argument out of range, buffer too small */
+} qtab_error;
+
+/* A human-readable message for an error code (never NULL). */
+const char *qtab_strerror(int err);
+/* A short stable identifier for an error code, e.g. "CHECKSUM". */
+const char *qtab_errcode(int err);
+
+/* ------------------------------------------------------------- file layer */
+
+/* What a table file holds, as recorded in its header. */
+typedef struct {
+    uint32_t kind;    /* qs_blob_info.kind */
+    uint32_t metric;  /* qs_metric */
+    uint64_t entries; /* number of table entries */
+    uint64_t bytes;   /* payload size in bytes */
+} qtab_file_desc;
+
+/* A parsed header plus facts about the file it came from. */
+typedef struct {
+    int parsed;                /* the magic matched and the fields below
+                                  were decoded (they may still be wrong) */
+    qtab_file_desc desc;
+    uint32_t version;          /* format version (1) */
+    uint64_t checksum;         /* payload checksum stored in the header */
+    uint64_t header_checksum;  /* header checksum stored in the header */
+    uint64_t file_bytes;       /* size of the file on disk */
+} qtab_file_header;
+
+/* The verified payload of a table file, loaded into memory. */
+typedef struct {
+    const void *payload;     /* header.desc.bytes bytes */
+    qtab_file_header header;
+    void *base;              /* the allocation (for qtab_file_unmap) */
+    size_t length;
+} qtab_mapping;
+
+/* The size of the fixed file header in bytes. */
+#define QTAB_HEADER_BYTES 64
+/* The payload checksum hashes chunks of this size independently. */
+#define QTAB_CHUNK_BYTES ((uint64_t)64 << 20)
+
+/* Computes the payload checksum of docs/tables.md over data[0..bytes) with
+ * up to `threads` threads (<= 0: number of online CPUs). Returns QTAB_OK,
+ * QTAB_ERR_NOMEM or QTAB_ERR_ARGUMENT (NULL data with bytes > 0, NULL out). */
+int qtab_checksum(const void *data, uint64_t bytes, int threads,
+                  uint64_t *out);
+
+/* Writes a table file atomically: header and payload (desc->bytes bytes)
+ * go to "<path>.tmp.<pid>", which is fsync'ed and renamed onto path. The
+ * temporary file is removed on any failure, and path is then untouched.
+ * Not safe for two threads of one process writing the same path at once.
+ * Returns QTAB_OK, QTAB_ERR_IO (errno set), QTAB_ERR_NOMEM or
+ * QTAB_ERR_ARGUMENT. */
+int qtab_file_write(const char *path, const qtab_file_desc *desc,
+                    const void *payload, int threads);
+
+/* Reads and checks the header of a table file without reading the payload:
+ * existence, size >= 64, magic, version, byte order, header checksum, then,
+ * when expect is not NULL, kind, metric, entries and bytes against
+ * *expect, then that the file size is 64 + payload size (the order of
+ * docs/tables.md). Returns QTAB_OK or the first failure (QTAB_ERR_NOT_FOUND,
+ * _IO, _TRUNCATED, _MAGIC, _VERSION, _ENDIAN, _HEADER_CHECKSUM, _KIND,
+ * _METRIC, _SIZE). *out, when not NULL,
+ * is filled with what could be read: file_bytes whenever the file could be
+ * opened, the other fields (and parsed = 1) once the magic matched. */
+int qtab_file_info(const char *path, const qtab_file_desc *expect,
+                   qtab_file_header *out);
+
+/* Does every check of qtab_file_info, then reads the payload into memory
+ * backed by huge pages where the kernel allows (the search reads it at
+ * random) and verifies the payload checksum with up to `threads` threads (<= 0:
+ * online CPUs), failing with QTAB_ERR_CHECKSUM. On success *out holds the
+ * mapping, to be released with qtab_file_unmap; on failure *out is zeroed
+ * except out->header, filled as by qtab_file_info. */
+int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
+                  qtab_mapping *out);
+/* Releases a mapping from qtab_file_map; zeroes *m. Safe on a zeroed m. */
+void qtab_file_unmap(qtab_mapping *m);
+
+/* ---------------------------------------------------------- cache directory */
+
+/* Writes the table directory into buf: $QUADSOLVE_TABLES, else
+ * $XDG_CACHE_HOME/quadsolve (absolute XDG_CACHE_HOME only, per the XDG
+ * spec), else $HOME/.cache/quadsolve; empty variables count as unset. The
+ * directory is created with its parents (mode 0755) if missing. Returns
+ * QTAB_OK, QTAB_ERR_CACHE_DIR (no variable set, or the directory cannot be
+ * created; errno set) or QTAB_ERR_ARGUMENT (buf too small). */
+int qtab_cache_dir(char *buf, size_t len);
+
+/* Writes "<dir>/<metric name>-<blob name>.qst", the file of blob i of
+ * metric m, into buf. dir NULL means qtab_cache_dir. Returns QTAB_OK,
+ * QTAB_ERR_ARGUMENT (bad metric or index, buf too small) or
+ * QTAB_ERR_CACHE_DIR. */
+int qtab_blob_path(qs_metric m, int i, const char *dir, char *buf,
+                   size_t len);
+
+/* ------------------------------------------------------------ progress bar */
+
+/* Draws "[#####.....]  45% htm-phase1 12.3 s" on one terminal line with \r,
+ * redrawn at most every 100 ms. All functions are thread safe. */
+typedef struct qtab_progress qtab_progress;
+
+/* Starts a bar on out (normally stderr) labelled label (copied, at most 63
+ * bytes kept) and draws it at 0%. Returns NULL when out of memory. */
+qtab_progress *qtab_progress_start(FILE *out, const char *label);
+/* Records progress (fraction clamped to [0,1]) and redraws when the last
+ * drawing is at least 100 ms old. */
+void qtab_progress_update(qtab_progress *p, double fraction);
+/* A qs_progress_fn: ctx is a qtab_progress *. */
+void qtab_progress_callback(void *ctx, double fraction);
+/* Seconds since qtab_progress_start. */
+double qtab_progress_elapsed(const qtab_progress *p);
+/* Ends the bar: clear nonzero erases the line, otherwise it is drawn at its
+ * last state followed by a newline. Frees p; p may be NULL. */
+void qtab_progress_finish(qtab_progress *p, int clear);
+
+/* --------------------------------------------------------------- table sets */
+
+typedef enum {
+    QTAB_LOG_INFO = 0,  /* progress notes ("generating htm-phase1 ...") */
+    QTAB_LOG_WARN = 1,  /* recovered problems (a corrupt file rebuilt) */
+    QTAB_LOG_ERROR = 2, /* the reason for a failure being returned */
+} qtab_log_level;
+
+/* Receives one message without a trailing newline. */
+typedef void (*qtab_log_fn)(void *ctx, qtab_log_level level, const char *msg);
+
+typedef struct {
+    int threads;            /* generation and checksum threads; <= 0: online
+                               CPUs */
+    const char *dir;        /* table directory; NULL: qtab_cache_dir */
+    int rebuild_corrupt;    /* regenerate damaged or mismatched files instead
+                               of failing */
+    int progress;           /* progress bar on stderr while generating, when
+                               stderr is a terminal; otherwise (or when 0) one
+                               INFO line per generated blob */
+    int quiet;              /* no INFO messages and no progress bar */
+    qtab_log_fn log;        /* NULL: messages go to stderr, one per line */
+    void *log_ctx;
+    const atomic_int *cancel; /* caller-owned; nonzero stops generation */
+} qtab_options;
+
+/* Defaults: online CPUs, cache directory, rebuild_corrupt 1, progress 1,
+ * quiet 0, log to stderr, no cancel flag. */
+void qtab_options_default(qtab_options *o);
+
+typedef struct {
+    int blobs;               /* blobs in the set */
+    int loaded;              /* blobs mapped from valid files */
+    int generated;           /* blobs generated (missing or rebuilt) */
+    uint64_t bytes;          /* total payload bytes of all blobs */
+    double load_seconds;     /* mapping and checksum verification */
+    double generate_seconds; /* generation and writing */
+} qtab_stats;
+
+typedef struct qtab_set qtab_set;
+
+/* Opens the table set of metric m: each blob is mapped from its file in
+ * o->dir; a missing file, or a damaged or mismatched one when
+ * o->rebuild_corrupt is set, is generated with qs_blob_generate, written
+ * atomically (a failed write is only a warning) and used from memory. o
+ * may be NULL for defaults. Returns QTAB_OK and *out, or QTAB_ERR_ARGUMENT
+ * (bad metric), _CACHE_DIR, _NOMEM, _IO, _GENERATE (generator failed or was
+ * cancelled, or the solver rejected the blobs) or, with rebuild off, the
+ * file's error; the reason is also logged at QTAB_LOG_ERROR. */
+int qtab_open(qs_metric m, const qtab_options *o, qtab_set **out);
+/* The solver table set; valid until qtab_close. */
+const qs_tables *qtab_set_tables(const qtab_set *s);
+/* Copies the statistics of qtab_open into *stats. */
+void qtab_set_stats(const qtab_set *s, qtab_stats *stats);
+/* Frees the table set and unmaps or frees every blob; s may be NULL. */
+void qtab_close(qtab_set *s);
+
+/* Generates every blob of metric m again, whatever is on disk, and writes
+ * the files atomically (creating the directory). o may be NULL; stats may
+ * be NULL. Returns QTAB_OK, QTAB_ERR_ARGUMENT, _CACHE_DIR, _NOMEM, _IO (a
+ * file could not be written) or _GENERATE. */
+int qtab_generate(qs_metric m, const qtab_options *o, qtab_stats *stats);
+
+/* What qtab_info / qtab_verify found about one blob. */
+typedef struct {
+    qs_metric metric;
+    int index;               /* blob index within the metric */
+    char name[64];           /* "<metric name>-<blob name>", e.g. "htm-phase1" */
+    const char *path;        /* the file; valid during the callback only */
+    qs_blob_info expected;   /* what the solver needs */
+    int present;             /* the file exists */
+    qtab_file_header header; /* as read from the file (see .parsed) */
+    int payload_checked;     /* the payload checksum was computed */
+    int status;              /* QTAB_OK (valid) or the first problem found */
+    double seconds;          /* time spent checking this blob */
+} qtab_blob_report;
+
+typedef void (*qtab_report_fn)(void *ctx, const qtab_blob_report *r);
+
+/* Reports every blob of metric m in dir (NULL: cache directory), checking
+ * headers only (qtab_file_info against the solver's expectations); does
+ * not read payloads. report may be NULL. Returns QTAB_OK when every blob is
+ * present with a valid header, otherwise the first blob's failure, or
+ * QTAB_ERR_ARGUMENT / QTAB_ERR_CACHE_DIR. */
+int qtab_info(qs_metric m, const char *dir, qtab_report_fn report,
+              void *ctx);
+/* As qtab_info, but also maps each file and verifies its payload checksum
+ * with all online CPUs. */
+int qtab_verify(qs_metric m, const char *dir, qtab_report_fn report,
+                void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,436 @@
+/*
+ * tableset.c - ready-to-use table sets: for each pruning blob a metric
+ * needs, map its file from the cache directory or, when it is missing or
+ * damaged, generate it with the solver, store it, and use it from memory;
+ * then build the solver's qs_tables over the blobs. Also the per-blob
+ * inspection behind `quadsolve tables info|verify` and forced regeneration.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "qtab.h"
+
+struct qtab_set {
+    qs_metric metric;
+    int blobs;
+    qtab_mapping maps[QS_BLOB_MAX]; /* blobs loaded from files */
+    void *owned[QS_BLOB_MAX];       /* blobs generated into memory */
+    size_t owned_bytes[QS_BLOB_MAX];
+    qs_tables *tables;
+    qtab_stats stats;
+};
+
+/* Everything about one blob that the steps below need. */
+typedef struct {
+    qs_metric metric;
+    int index;
+    qs_blob_info info;
+    qtab_file_desc desc;
+    char name[64];
+    char path[PATH_MAX];
+} blob_ref;
+
+void qtab_options_default(qtab_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 0;
+    o->rebuild_corrupt = 1;
+    o->progress = 1;
+}
+
+static void say(const qtab_options *o, qtab_log_level level, const char *fmt,
+                ...) __attribute__((format(printf, 3, 4)));
+
+static void say(const qtab_options *o, qtab_log_level level, const char *fmt,
+                ...)
+{
+    if (level == QTAB_LOG_INFO && o->quiet)
+        return;
+    char msg[PATH_MAX + 512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (o->log != NULL)
+        o->log(o->log_ctx, level, msg);
+    else
+        fprintf(stderr, "%s\n", msg);
+}
+
+static int valid_metric(qs_metric m)
+{
+    return (int)m >= 0 && (int)m < QS_METRIC_COUNT;
+}
+
+/* Files that exist but cannot be used as they are; regenerating fixes
+ * them, unlike I/O or memory errors. */
+static int is_damage(int rc)
+{
+    switch (rc) {
+    case QTAB_ERR_TRUNCATED:
+    case QTAB_ERR_MAGIC:
+    case QTAB_ERR_VERSION:
+    case QTAB_ERR_ENDIAN:
+    case QTAB_ERR_HEADER_CHECKSUM:
+    case QTAB_ERR_KIND:
+    case QTAB_ERR_METRIC:
+    case QTAB_ERR_SIZE:
+    case QTAB_ERR_CHECKSUM:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The error text for a failed file operation; errno only means something
+ * after QTAB_ERR_IO and QTAB_ERR_CACHE_DIR. */
+static const char *why(int rc, int err)
+{
+    if ((rc == QTAB_ERR_IO || rc == QTAB_ERR_CACHE_DIR) && err != 0)
+        return strerror(err);
+    return qtab_strerror(rc);
+}
+
+static int resolve_dir(const char *dir, char *buf, size_t len)
+{
+    if (dir == NULL)
+        return qtab_cache_dir(buf, len);
+    int n = snprintf(buf, len, "%s", dir);
+    return n < 0 || (size_t)n >= len ? QTAB_ERR_ARGUMENT : QTAB_OK;
+}
+
+static int describe(qs_metric m, int i, const char *dir, blob_ref *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!valid_metric(m) || i < 0 || i >= qs_blob_count(m) ||
+        i >= QS_BLOB_MAX || qs_blob_describe(m, i, &b->info) != QS_OK)
+        return QTAB_ERR_ARGUMENT;
+    b->metric = m;
+    b->index = i;
+    b->desc.kind = b->info.kind;
+    b->desc.metric = (uint32_t)m;
+    b->desc.entries = b->info.entries;
+    b->desc.bytes = b->info.bytes;
+    int n = snprintf(b->name, sizeof b->name, "%s-%s", qs_metric_name(m),
+                     b->info.name);
+    if (n < 0 || (size_t)n >= sizeof b->name)
+        return QTAB_ERR_ARGUMENT;
+    n = snprintf(b->path, sizeof b->path, "%s/%s.qst", dir, b->name);
+    if (n < 0 || (size_t)n >= sizeof b->path)
+        return QTAB_ERR_ARGUMENT;
+    return QTAB_OK;
+}
+
+int qtab_blob_path(qs_metric m, int i, const char *dir, char *buf,
+                   size_t len)
+{
+    if (buf == NULL || len == 0)
+        return QTAB_ERR_ARGUMENT;
+    char d[PATH_MAX];
+    int rc = resolve_dir(dir, d, sizeof d);
+    if (rc != QTAB_OK)
+        return rc;
+    blob_ref b;
+    rc = describe(m, i, d, &b);
+    if (rc != QTAB_OK)
+        return rc;
+    int n = snprintf(buf, len, "%s", b.path);
+    return n < 0 || (size_t)n >= len ? QTAB_ERR_ARGUMENT : QTAB_OK;
+}
+
+/* Runs the solver's generator for one blob into a new buffer (*out, which
+ * the caller frees). */
+static int generate_blob(const blob_ref *b, const qtab_options *o,
+                         int threads, void **out)
+{
+    *out = NULL;
+    if (b->info.bytes > SIZE_MAX) {
+        say(o, QTAB_LOG_ERROR, "%s: %llu bytes do not fit in memory", b->name,
+            (unsigned long long)b->info.bytes);
+        return QTAB_ERR_NOMEM;
+    }
+    void *buf = qtab_huge_alloc((size_t)b->info.bytes);
+    if (buf == NULL) {
+        say(o, QTAB_LOG_ERROR, "%s: cannot allocate %llu bytes", b->name,
+            (unsigned long long)b->info.bytes);
+        return QTAB_ERR_NOMEM;
+    }
+    qtab_progress *bar = NULL;
+    if (o->progress && !o->quiet && isatty(STDERR_FILENO))
+        bar = qtab_progress_start(stderr, b->name);
+    int rc = qs_blob_generate(b->metric, b->index, buf, threads,
+                              bar != NULL ? qtab_progress_callback : NULL,
+                              bar, o->cancel);
+    /* Cleared rather than kept: the summary line below replaces it. */
+    qtab_progress_finish(bar, 1);
+    if (rc != QS_OK) {
+        qtab_huge_free(buf, (size_t)b->info.bytes);
+        say(o, QTAB_LOG_ERROR, "%s: generation failed: %s", b->name,
+            qs_strerror(rc));
+        return QTAB_ERR_GENERATE;
+    }
+    *out = buf;
+    return QTAB_OK;
+}
+
+/* Creates the directory if needed and writes the blob's file atomically. */
+static int store_blob(const blob_ref *b, const char *dir, const void *data,
+                      int threads)
+{
+    int rc = qtab_mkdirs(dir);
+    if (rc == QTAB_OK)
+        rc = qtab_file_write(b->path, &b->desc, data, threads);
+    return rc;
+}
+
+int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
+{
+    if (out == NULL)
+        return QTAB_ERR_ARGUMENT;
+    *out = NULL;
+    qtab_options o;
+    if (user != NULL)
+        o = *user;
+    else
+        qtab_options_default(&o);
+    if (!valid_metric(m)) {
+        say(&o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
+        return QTAB_ERR_ARGUMENT;
+    }
+    int threads = qtab_threads(o.threads);
+    char dir[PATH_MAX];
+    int rc = resolve_dir(o.dir, dir, sizeof dir);
+    if (rc != QTAB_OK) {
+        say(&o, QTAB_LOG_ERROR, "tables: no table directory: %s",
+            why(rc, errno));
+        return rc;
+    }
+    int count = qs_blob_count(m);
+    if (count < 0 || count > QS_BLOB_MAX) {
+        say(&o, QTAB_LOG_ERROR, "tables: solver reports %d blobs for %s",
+            count, qs_metric_name(m));
+        return QTAB_ERR_ARGUMENT;
+    }
+    qtab_set *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return QTAB_ERR_NOMEM;
+    s->metric = m;
+    s->blobs = count;
+    s->stats.blobs = count;
+    const void *blobs[QS_BLOB_MAX] = {NULL};
+
+    for (int i = 0; i < count; i++) {
+        blob_ref b;
+        rc = describe(m, i, dir, &b);
+        if (rc != QTAB_OK) {
+            say(&o, QTAB_LOG_ERROR, "tables: cannot describe blob %d of %s",
+                i, qs_metric_name(m));
+            goto fail;
+        }
+        s->stats.bytes += b.info.bytes;
+
+        double t0 = qtab_now();
+        rc = qtab_file_map(b.path, &b.desc, threads, &s->maps[i]);
+        int err = errno;
+        s->stats.load_seconds += qtab_now() - t0;
+        if (rc == QTAB_OK) {
+            blobs[i] = s->maps[i].payload;
+            s->stats.loaded++;
+            continue;
+        }
+        if (is_damage(rc) && o.rebuild_corrupt) {
+            say(&o, QTAB_LOG_WARN, "%s: %s: %s; regenerating", b.name, b.path,
+                qtab_strerror(rc));
+        } else if (rc != QTAB_ERR_NOT_FOUND) {
+            say(&o, QTAB_LOG_ERROR, "%s: %s: %s%s", b.name, b.path,
+                why(rc, err),
+                is_damage(rc) ? "; rebuilding is off, run 'quadsolve tables "
+                                "generate'"
+                              : "");
+            goto fail;
+        }
+
+        t0 = qtab_now();
+        rc = generate_blob(&b, &o, threads, &s->owned[i]);
+        if (rc != QTAB_OK)
+            goto fail;
+        blobs[i] = s->owned[i];
+        s->owned_bytes[i] = (size_t)b.info.bytes;
+        s->stats.generated++;
+        /* The blob is usable from memory even if it cannot be stored, so a
+         * read-only cache only costs time on the next start. */
+        int wrc = store_blob(&b, dir, s->owned[i], threads);
+        if (wrc != QTAB_OK)
+            say(&o, QTAB_LOG_WARN, "%s: cannot write %s: %s; using it from "
+                "memory", b.name, b.path, why(wrc, errno));
+        double dt = qtab_now() - t0;
+        s->stats.generate_seconds += dt;
+        say(&o, QTAB_LOG_INFO, "generating %s ... done in %.1f s", b.name, dt);
+    }
+
+    rc = qs_tables_create(m, blobs, &s->tables);
+    if (rc != QS_OK) {
+        say(&o, QTAB_LOG_ERROR, "tables: cannot build the %s table set: %s",
+            qs_metric_name(m), qs_strerror(rc));
+        rc = rc == QS_ERR_NOMEM ? QTAB_ERR_NOMEM : QTAB_ERR_GENERATE;
+        goto fail;
+    }
+    *out = s;
+    return QTAB_OK;
+
+fail:
+    qtab_close(s);
+    return rc;
+}
+
+const qs_tables *qtab_set_tables(const qtab_set *s)
+{
+    return s != NULL ? s->tables : NULL;
+}
+
+void qtab_set_stats(const qtab_set *s, qtab_stats *stats)
+{
+    if (s != NULL && stats != NULL)
+        *stats = s->stats;
+}
+
+void qtab_close(qtab_set *s)
+{
+    if (s == NULL)
+        return;
+    /* The table set refers to the blobs, so it goes first. */
+    if (s->tables != NULL)
+        qs_tables_free(s->tables);
+    for (int i = 0; i < QS_BLOB_MAX; i++) {
+        qtab_file_unmap(&s->maps[i]);
+        qtab_huge_free(s->owned[i], s->owned_bytes[i]);
+    }
+    free(s);
+}
+
+int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
+{
+    qtab_options o;
+    if (user != NULL)
+        o = *user;
+    else
+        qtab_options_default(&o);
+    qtab_stats st = {0};
+    if (stats != NULL)
+        *stats = st;
+    if (!valid_metric(m)) {
+        say(&o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
+        return QTAB_ERR_ARGUMENT;
+    }
+    int threads = qtab_threads(o.threads);
+    char dir[PATH_MAX];
+    int rc = resolve_dir(o.dir, dir, sizeof dir);
+    if (rc == QTAB_OK)
+        rc = qtab_mkdirs(dir);
+    if (rc != QTAB_OK) {
+        say(&o, QTAB_LOG_ERROR, "tables: no table directory: %s",
+            why(rc, errno));
+        return rc;
+    }
+    int count = qs_blob_count(m);
+    if (count < 0 || count > QS_BLOB_MAX) {
+        say(&o, QTAB_LOG_ERROR, "tables: solver reports %d blobs for %s",
+            count, qs_metric_name(m));
+        return QTAB_ERR_ARGUMENT;
+    }
+    st.blobs = count;
+    for (int i = 0; i < count && rc == QTAB_OK; i++) {
+        blob_ref b;
+        rc = describe(m, i, dir, &b);
+        if (rc != QTAB_OK) {
+            say(&o, QTAB_LOG_ERROR, "tables: cannot describe blob %d of %s",
+                i, qs_metric_name(m));
+            break;
+        }
+        st.bytes += b.info.bytes;
+        double t0 = qtab_now();
+        void *data;
+        rc = generate_blob(&b, &o, threads, &data);
+        if (rc != QTAB_OK)
+            break;
+        rc = store_blob(&b, dir, data, threads);
+        qtab_huge_free(data, (size_t)b.info.bytes);
+        if (rc != QTAB_OK) {
+            say(&o, QTAB_LOG_ERROR, "%s: cannot write %s: %s", b.name, b.path,
+                why(rc, errno));
+            break;
+        }
+        double dt = qtab_now() - t0;
+        st.generated++;
+        st.generate_seconds += dt;
+        say(&o, QTAB_LOG_INFO, "generating %s ... done in %.1f s", b.name, dt);
+    }
+    if (stats != NULL)
+        *stats = st;
+    return rc;
+}
+
+/* Shared body of qtab_info and qtab_verify. */
+static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
+                   void *ctx, int verify)
+{
+    if (!valid_metric(m))
+        return QTAB_ERR_ARGUMENT;
+    char dir[PATH_MAX];
+    int rc = resolve_dir(dir_opt, dir, sizeof dir);
+    if (rc != QTAB_OK)
+        return rc;
+    int count = qs_blob_count(m);
+    if (count < 0 || count > QS_BLOB_MAX)
+        return QTAB_ERR_ARGUMENT;
+    int first = QTAB_OK;
+    for (int i = 0; i < count; i++) {
+        blob_ref b;
+        rc = describe(m, i, dir, &b);
+        if (rc != QTAB_OK)
+            return rc;
+        qtab_blob_report r;
+        memset(&r, 0, sizeof r);
+        r.metric = m;
+        r.index = i;
+        memcpy(r.name, b.name, sizeof r.name);
+        r.path = b.path;
+        r.expected = b.info;
+        double t0 = qtab_now();
+        if (verify) {
+            qtab_mapping map;
+            rc = qtab_file_map(b.path, &b.desc, 0, &map);
+            r.header = map.header;
+            r.payload_checked = rc == QTAB_OK || rc == QTAB_ERR_CHECKSUM;
+            qtab_file_unmap(&map);
+        } else {
+            rc = qtab_file_info(b.path, &b.desc, &r.header);
+        }
+        r.seconds = qtab_now() - t0;
+        r.present = rc != QTAB_ERR_NOT_FOUND;
+        r.status = rc;
+        if (first == QTAB_OK)
+            first = rc;
+        if (report != NULL)
+            report(ctx, &r);
+    }
+    return first;
+}
+
+int qtab_info(qs_metric m, const char *dir, qtab_report_fn report, void *ctx)
+{
+    return inspect(m, dir, report, ctx, 0);
+}
+
+int qtab_verify(qs_metric m, const char *dir, qtab_report_fn report,
+                void *ctx)
+{
+    return inspect(m, dir, report, ctx, 1);
+}

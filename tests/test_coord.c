@@ -1,0 +1,194 @@
+/*
+ * test_coord.c - coordinates and symmetries (solver/coord.c, tables.c):
+ * every coordinate value survives a round trip through a cube, move tables
+ * agree with moving cubies, symmetry conjugation of moves and coordinates
+ * agrees with conjugating cubes, and symmetry classes map every member onto
+ * its representative.
+ */
+#include "testutil.h"
+
+#include "qs_internal.h"
+
+static qs_tables *base;
+
+static int setup(void **state)
+{
+    (void)state;
+    base = calloc(1, sizeof *base);
+    return base == NULL || tables_init_base(base, QS_METRIC_AXHT) != QS_OK;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tables_free_base(base);
+    free(base);
+    return 0;
+}
+
+static void conjugate(const qs_cube sym[48], const qs_tables *t, int s,
+                 const qs_cube *x, qs_cube *out)
+{
+    qs_cube tmp;
+    qs_cube_multiply(&sym[s], x, &tmp);
+    qs_cube_multiply(&tmp, &sym[t->sym_inv[s]], out);
+}
+
+static void test_round_trips(void **state)
+{
+    (void)state;
+    qs_cube c;
+    for (int x = 0; x < N_TWIST; x++) {
+        qs_cube_solved(&c);
+        coord_set_twist(&c, x);
+        assert_int_equal(coord_twist(&c), x);
+        assert_int_equal(qs_cube_check(&c), QS_OK);
+    }
+    for (int x = 0; x < N_FLIP; x++) {
+        qs_cube_solved(&c);
+        coord_set_flip(&c, x);
+        assert_int_equal(coord_flip(&c), x);
+        assert_int_equal(qs_cube_check(&c), QS_OK);
+    }
+    static const int first[3] = {8, 0, 4};
+    for (int k = 0; k < 3; k++)
+        for (int x = 0; x < N_EDGE4; x++) {
+            qs_cube_solved(&c);
+            coord_set_edge4(&c, first[k], x);
+            assert_int_equal(coord_edge4(&c, first[k]), x);
+        }
+    for (int x = 0; x < N_PERM8; x++) {
+        qs_cube_solved(&c);
+        coord_set_corners(&c, x);
+        assert_int_equal(coord_corners(&c), x);
+        coord_set_udedges(&c, x);
+        assert_int_equal(coord_udedges(&c), x);
+    }
+    /* The solved cube has the coordinates the search treats as goals. */
+    qs_cube_solved(&c);
+    assert_int_equal(coord_edge4(&c, 8), SLICE_SOLVED * 24);
+    assert_int_equal(coord_corners(&c), 0);
+    assert_int_equal(coord_udedges(&c), 0);
+}
+
+static void test_move_tables_match_cubies(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    uint64_t rng = 12345;
+    for (int i = 0; i < 300; i++) {
+        qs_cube c;
+        qs_cube_random(&c, &rng);
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            qs_cube d = c;
+            qs_cube_apply_move(&d, (qs_move)m);
+            assert_int_equal(t->twist_move[coord_twist(&c)][m],
+                             coord_twist(&d));
+            assert_int_equal(t->flip_move[coord_flip(&c)][m], coord_flip(&d));
+            assert_int_equal(t->edge4_move[0][coord_edge4(&c, 8)][m],
+                             coord_edge4(&d, 8));
+            assert_int_equal(t->edge4_move[1][coord_edge4(&c, 0)][m],
+                             coord_edge4(&d, 0));
+            assert_int_equal(t->edge4_move[2][coord_edge4(&c, 4)][m],
+                             coord_edge4(&d, 4));
+            assert_int_equal(t->corners_move[coord_corners(&c)][m],
+                             coord_corners(&d));
+        }
+    }
+    /* U/D-edge moves exist only inside the phase-2 group. */
+    for (int i = 0; i < 300; i++) {
+        qs_cube c;
+        qs_cube_solved(&c);
+        for (int k = 0; k < 30; k++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            qs_cube_apply_move(&c, t->p2_move[(rng >> 33) % (uint64_t)t->n_p2]);
+        }
+        for (int k = 0; k < t->n_p2; k++) {
+            qs_cube d = c;
+            qs_cube_apply_move(&d, t->p2_move[k]);
+            assert_int_equal(t->udedges_move[coord_udedges(&c)][k],
+                             coord_udedges(&d));
+        }
+    }
+}
+
+static void test_symmetries(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    qs_cube sym[48];
+    sym_cubes(sym);
+    for (int s = 0; s < 48; s++) {
+        qs_cube p;
+        qs_cube_multiply(&sym[s], &sym[t->sym_inv[s]], &p);
+        assert_true(qs_cube_is_solved(&p));
+    }
+    /* S (c m) S^-1 = (S c S^-1)(S m S^-1) with S m S^-1 = move_conj. */
+    uint64_t rng = 99;
+    for (int i = 0; i < 50; i++) {
+        qs_cube c;
+        qs_cube_random(&c, &rng);
+        for (int s = 0; s < 48; s++)
+            for (int m = 0; m < QS_MOVE_COUNT; m++) {
+                qs_cube cm = c, left, right;
+                qs_cube_apply_move(&cm, (qs_move)m);
+                conjugate(sym, t, s, &cm, &left);
+                conjugate(sym, t, s, &c, &right);
+                qs_cube_apply_move(&right, t->move_conj[m][s]);
+                assert_true(qs_cube_equal(&left, &right));
+            }
+    }
+    /* The 16 symmetries that keep the U-D axis keep the phase-2 group. */
+    for (int s = 0; s < N_SYM; s++)
+        for (int m = 0; m < QS_MOVE_COUNT; m++)
+            assert_int_equal(t->g1_moves >> m & 1,
+                             t->g1_moves >> t->move_conj[m][s] & 1);
+}
+
+static void test_symmetry_classes(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    qs_cube sym[48];
+    sym_cubes(sym);
+    uint64_t rng = 7;
+    for (int i = 0; i < 20000; i++) {
+        qs_cube c, d;
+        qs_cube_random(&c, &rng);
+        int fs = coord_edge4(&c, 8) / 24 * N_FLIP + coord_flip(&c);
+        int s = t->fs_sym[fs];
+        conjugate(sym, t, s, &c, &d);
+        /* S c S^-1 has the representative's flip and slice, and its twist
+         * is what twist_conj predicts. */
+        assert_int_equal(coord_edge4(&d, 8) / 24 * N_FLIP + coord_flip(&d),
+                         (int)t->fs_rep[t->fs_class[fs]]);
+        assert_int_equal(coord_twist(&d), t->twist_conj[coord_twist(&c)][s]);
+        assert_int_equal(t->fs_packed[fs], (uint32_t)t->fs_class[fs] << 4 | s);
+
+        int corners = coord_corners(&c);
+        s = t->corner_sym[corners];
+        conjugate(sym, t, s, &c, &d);
+        assert_int_equal(coord_corners(&d),
+                         t->corner_rep[t->corner_class[corners]]);
+    }
+    for (int x = 0; x < N_PERM8; x += 7) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        coord_set_udedges(&c, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(sym, t, s, &c, &d);
+            assert_int_equal(coord_udedges(&d), t->udedges_conj[x][s]);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_move_tables_match_cubies),
+        cmocka_unit_test(test_symmetries),
+        cmocka_unit_test(test_symmetry_classes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

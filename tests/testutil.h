@@ -1,0 +1,77 @@
+/*
+ * testutil.h - helpers shared by the tests: where the benchmark cubes are,
+ * reading them, and opening the table set of a metric from the cache that
+ * the `tables` ctest fixture fills.
+ */
+#ifndef QS_TESTUTIL_H
+#define QS_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qtab.h"
+#include "quadsolve.h"
+
+/* Path of a file in ../shared/bench (QUADSOLVE_BENCH_DIR, set by ctest). */
+static inline void test_bench_path(const char *file, char *buf, size_t len)
+{
+    const char *dir = getenv("QUADSOLVE_BENCH_DIR");
+    snprintf(buf, len, "%s/%s", dir && *dir ? dir : "../shared/bench", file);
+}
+
+/* Reads up to max facelet strings from a benchmark file; returns the count
+ * (the test fails when the file cannot be read). */
+static inline int test_read_bench(const char *file, char (*lines)[55], int max)
+{
+    char path[1024], buf[256];
+    test_bench_path(file, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    int n = 0;
+    while (n < max && fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\r\n")] = 0;
+        if (strlen(buf) != 54)
+            continue;
+        memcpy(lines[n++], buf, 55);
+    }
+    fclose(f);
+    return n;
+}
+
+/* Opens (loading or, if missing, generating) the tables of metric m. */
+static inline qtab_set *test_open_tables(qs_metric m)
+{
+    qtab_options o;
+    qtab_options_default(&o);
+    o.quiet = 1;
+    o.progress = 0;
+    qtab_set *set = NULL;
+    int rc = qtab_open(m, &o, &set);
+    if (rc != QTAB_OK)
+        fail_msg("tables for %s: %s", qs_metric_name(m), qtab_strerror(rc));
+    return set;
+}
+
+/* Applies a solution to a copy of c and asserts that it solves it. */
+static inline void test_assert_solves(const qs_cube *c, const qs_solution *s)
+{
+    qs_cube d = *c;
+    qs_cube_apply_moves(&d, s->moves, s->n);
+    if (!qs_cube_is_solved(&d)) {
+        char text[512], facelets[55];
+        qs_moves_format(s->moves, s->n, text, sizeof text);
+        qs_cube_to_facelets(c, facelets);
+        fail_msg("%s does not solve %s", text, facelets);
+    }
+}
+
+#endif
