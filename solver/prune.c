@@ -258,6 +258,7 @@ static void *mask_worker(void *arg)
 {
     bfs_job *job = arg;
     const space *sp = job->sp;
+    const qs_tables *t = sp->t;
     const uint8_t *dist = job->dist;
     uint64_t child[MAX_CHILDREN], chunks = (sp->n + CHUNK - 1) / CHUNK;
     uint8_t cost[MAX_CHILDREN];
@@ -272,10 +273,21 @@ static void *mask_worker(void *arg)
             int n = sp->children(sp, i, child, cost);
             for (int k = 0; k < n; k++)
                 __builtin_prefetch(&dist[child[k]]);
+            uint8_t delta[MAX_CHILDREN];
+            unsigned high = 0; /* groups with a delta of 2 */
+            for (int k = 0; k < n; k++) {
+                delta[k] = (uint8_t)(dist[child[k]] + cost[k] - dist[i]);
+                if (delta[k] == 2)
+                    high |= 1u << t->group_of[k];
+            }
             uint64_t entry = dist[i];
-            for (int k = 0; k < n; k++)
-                if (dist[child[k]] + cost[k] == dist[i])
+            for (int k = 0; k < n; k++) {
+                int low = t->grouped && (high >> t->group_of[k] & 1);
+                if (delta[k] == low)
                     entry |= 1ull << (P1_MASK_SHIFT + k);
+            }
+            if (t->grouped)
+                entry |= (uint64_t)high << (P1_MASK_SHIFT + n);
             if (job->entry_size == 8)
                 ((uint64_t *)job->entries)[i] = entry;
             else

@@ -64,10 +64,23 @@ void perm_unrank(int rank, uint8_t *p, int n);
 #define MAX_P2_MOVES 21
 #define PHASE2_MAX_DIST 15 /* nibble entries saturate here */
 
-/* Phase-1 pruning entries: bits 0..3 the exact distance to the phase-2
- * group in the metric's units, bit 4+m set when move m leads one step
- * closer (child distance = distance - cost(m)). 32-bit entries for the 18
- * face moves, 64-bit for the 45 axial moves. */
+/* Phase-1 pruning entries: bits 0..3 the exact distance d to the phase-2
+ * group in the metric's units, then one bit per move, then (in the metrics
+ * where every move costs 1) one flag per group of moves. 32-bit entries
+ * for the 18 face moves, 64-bit for the 45 axial moves.
+ *
+ * Write delta(m) = d(child) - d + cost(m) >= 0: a move is usable at a node
+ * with `slack` = moves to go - d exactly when delta(m) <= slack.
+ *
+ * Where moves cost 2 (quarter-turn metrics), bit m says delta(m) = 0 and
+ * nothing more is stored: slack-1 children are looked up.
+ *
+ * Where every move costs 1, the moves of one group (a face; an axis in the
+ * axial metric) differ from each other by one move of the group, so their
+ * deltas lie within {0,1} (flag 0) or {1,2} (flag 1), and bit m says
+ * whether delta(m) is the lower value. That gives both the moves usable at
+ * slack 0 and at slack 1 without looking at any child (after Rokicki and
+ * Frantar's encodings). */
 #define P1_DIST_MASK 15u
 #define P1_MASK_SHIFT 4
 
@@ -79,6 +92,9 @@ struct qs_tables {
     int n_moves;               /* 18 or 45 */
     uint8_t cost[QS_MOVE_COUNT];
     uint64_t all_moves;        /* bit m for each searchable move */
+    int grouped;               /* entries carry group flags (unit costs) */
+    int n_groups;              /* 6 faces or 3 axes */
+    uint8_t group_of[QS_MOVE_COUNT];
     uint64_t g1_moves;         /* moves that keep the phase-2 group */
     int n_p2;                  /* phase-2 moves, in p2_move order */
     uint8_t p2_move[MAX_P2_MOVES];
@@ -116,6 +132,9 @@ struct qs_tables {
     /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
      * time, turned into the mask of the cube that symmetry s maps onto it */
     uint64_t (*remap)[6][256];
+    /* flag_remap[s][flags]: the moves, for the cube that s maps onto the
+     * representative, in groups whose flag is set */
+    uint64_t (*flag_remap)[64];
 
     /* pruning */
     const void *phase1;        /* blob: uint32_t or uint64_t entries */
@@ -142,6 +161,32 @@ static inline uint64_t remap_mask(const qs_tables *t, uint64_t mask, int s)
     for (int k = 0; mask; k++, mask >>= 8)
         out |= t->remap[s][k][mask & 255];
     return out;
+}
+
+/* For entries with group flags: the moves whose child is at distance
+ * d - 1 + delta, for delta = 0, 1, 2, seen through symmetry sym. */
+static inline void phase1_deltas(const qs_tables *t, uint64_t e, int sym,
+                                 uint64_t by_delta[3])
+{
+    uint64_t low = remap_mask(t, (e >> P1_MASK_SHIFT) & t->all_moves, sym);
+    uint64_t high = t->flag_remap[sym][e >> (P1_MASK_SHIFT + t->n_moves)];
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & t->all_moves);
+    by_delta[2] = ~low & high;
+}
+
+/* The moves usable at a node whose entry is e, seen through symmetry sym,
+ * with `slack` moves to spare (see the entry layout above). */
+static inline uint64_t phase1_moves(const qs_tables *t, uint64_t e, int sym,
+                                    int slack)
+{
+    if (slack > 1 || (slack == 1 && !t->grouped))
+        return t->all_moves;
+    if (!t->grouped)
+        return remap_mask(t, (e >> P1_MASK_SHIFT) & t->all_moves, sym);
+    uint64_t by_delta[3];
+    phase1_deltas(t, e, sym, by_delta);
+    return slack == 0 ? by_delta[0] : by_delta[0] | by_delta[1];
 }
 
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)

@@ -214,10 +214,14 @@ typedef struct {
 /* Solves *c with the tables' metric. Writes up to max_out best solutions,
  * shortest first, into out and their number into *n_out. Stops at the time
  * limit, as soon as a solution of at most max_len is found, or when *cancel
- * becomes nonzero. Returns QS_OK when at least one solution was found
- * (also after a time-out), QS_ERR_CANCELLED / QS_ERR_TIMEOUT /
- * QS_ERR_NOT_FOUND when none was, or an input error. A solved cube returns
- * one empty solution. stats may be NULL. */
+ * becomes nonzero. Without max_len the time limit is soft: a search that
+ * has no solution yet at the deadline goes on until its first one, so a
+ * solvable cube is never left unsolved (only *cancel stops it). With
+ * max_len, the deadline is hard and QS_ERR_TIMEOUT says no solution of at
+ * most max_len was found in time. Returns QS_OK when at least one solution
+ * was found, QS_ERR_CANCELLED / QS_ERR_TIMEOUT / QS_ERR_NOT_FOUND when none
+ * was, or an input error. A solved cube returns one empty solution. stats
+ * may be NULL. */
 int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
              qs_solution *out, int max_out, int *n_out, qs_stats *stats);
 

@@ -36,6 +36,7 @@ typedef struct {
     int deepest_done;
     atomic_int limit;         /* longest solution still worth finding */
     atomic_int stop;
+    atomic_int found;         /* solutions recorded so far */
     int cancelled, timed_out;
     qs_solution *best;        /* max_out slots, shortest first */
     int n_best;
@@ -89,7 +90,11 @@ static int should_halt(worker *w)
         atomic_store(&sh->stop, 1);
         return w->halt = 1;
     }
-    if (sh->deadline_ns && now_ns() >= sh->deadline_ns) {
+    /* Without a length limit the time limit never leaves a cube unsolved:
+     * past it, the search goes on until its first solution. */
+    if (sh->deadline_ns && now_ns() >= sh->deadline_ns &&
+        (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
+         sh->o->max_len >= 0)) {
         pthread_mutex_lock(&sh->lock);
         sh->timed_out = 1;
         pthread_mutex_unlock(&sh->lock);
@@ -146,6 +151,7 @@ static void record(worker *w)
             sh->n_best++;
         if (sh->n_best == 1)
             sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        atomic_store(&sh->found, sh->n_best);
         if (sh->n_best == sh->max_out) {
             int worst = sh->best[sh->n_best - 1].length;
             if (worst - 1 < atomic_load(&sh->limit))
@@ -191,13 +197,11 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int togo,
     return 0;
 }
 
-/* A phase-1 path of the job's length ends in the phase-2 group. */
+/* A phase-1 path of the job's length ends in the phase-2 group (its last
+ * move not a phase-2 move, checked by the caller). */
 static void phase1_end(worker *w, int slice, int corners, int depth)
 {
     const qs_tables *t = w->t;
-    /* Ending on a phase-2 move means a shorter phase-1 path exists. */
-    if (depth > 0 && (t->g1_moves >> w->path1[depth - 1] & 1))
-        return;
     int limit = atomic_load_explicit(&w->sh->limit, memory_order_relaxed);
     int room = limit - w->len1;
     int s2 = slice - SLICE_SOLVED * 24;
@@ -249,9 +253,21 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
     }
     if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
         return;
-    uint64_t moves = t->canon_allowed[canon];
-    if (dist == togo)
-        moves &= remap_mask(t, entry >> P1_MASK_SHIFT, sym);
+    int slack = togo - dist;
+    uint64_t moves;
+    if (t->grouped) {
+        /* Every child's distance is known here: keep those that fit and
+         * that Rokicki's rule (below) would not skip. */
+        uint64_t by_delta[3];
+        phase1_deltas(t, entry, sym, by_delta);
+        moves = 0;
+        for (int delta = 0; delta <= slack && delta < 3; delta++)
+            if (delta == slack || dist + delta + togo - 2 >= 5)
+                moves |= by_delta[delta];
+    } else {
+        moves = phase1_moves(t, entry, sym, slack);
+    }
+    moves &= t->canon_allowed[canon];
 
     /* Compute every child's table index first so the memory reads of the
      * pruning table overlap instead of waiting one after another. */
@@ -262,12 +278,28 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
-        if (t->cost[m] > togo)
+        int rest = togo - t->cost[m];
+        if (rest < 0)
             continue;
         int f2 = t->flip_move[flip][m], s2 = t->edge4_move[0][slice][m];
+        int tw2 = t->twist_move[twist][m];
+        if (rest == 0) {
+            /* The last phase-1 move: whether it reaches the phase-2 group
+             * shows in the raw coordinates, no table read needed. A last
+             * move inside the group would mean a shorter phase-1 path. */
+            if (f2 == 0 && tw2 == 0 && s2 / 24 == SLICE_SOLVED &&
+                !(t->g1_moves >> m & 1)) {
+                w->path1[depth] = (qs_move)m;
+                if (w->edges_ok > depth)
+                    w->edges_ok = depth;
+                phase1_end(w, s2, t->corners_move[corners][m], depth + 1);
+                if (w->halt)
+                    return;
+            }
+            continue;
+        }
         uint32_t cs = t->fs_packed[s2 / 24 * N_FLIP + f2];
         int s = cs & 15;
-        int tw2 = t->twist_move[twist][m];
         uint64_t idx = (uint64_t)(cs >> 4) * N_TWIST + t->twist_conj[tw2][s];
         __builtin_prefetch((const char *)t->phase1 +
                            idx * (uint64_t)phase1_entry_size(t->axial));
@@ -391,6 +423,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     atomic_init(&sh->limit,
                 o->max_len >= 0 ? o->max_len : default_limit[t->metric]);
     atomic_init(&sh->stop, 0);
+    atomic_init(&sh->found, 0);
     pthread_mutex_init(&sh->lock, NULL);
 
     /* Direction r solves S c S^-1 with S the r-th rotation about the URF

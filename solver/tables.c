@@ -40,12 +40,17 @@ static void init_moves(qs_tables *t, qs_metric metric)
     t->axial = metric == QS_METRIC_AXHT || metric == QS_METRIC_AXQT;
     t->n_moves = t->axial ? QS_MOVE_COUNT : 18;
     t->all_moves = t->g1_moves = 0;
+    t->grouped = 1;
+    t->n_groups = t->axial ? 3 : 6;
     t->n_p2 = 0;
     memset(t->p2_index, -1, sizeof t->p2_index);
     for (int m = 0; m < t->n_moves; m++) {
         qs_move mv = (qs_move)m;
         t->cost[m] = (uint8_t)qs_moves_length(&mv, 1, metric);
         t->all_moves |= 1ull << m;
+        t->group_of[m] = (uint8_t)(t->axial ? axis_of(mv) : m / 3);
+        if (t->cost[m] != 1)
+            t->grouped = 0;
         if (in_phase2_group(mv)) {
             t->g1_moves |= 1ull << m;
             t->p2_index[m] = (int8_t)t->n_p2;
@@ -272,9 +277,11 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
     t->corner_selfsym = malloc(sizeof *t->corner_selfsym * N_CORNER_CLASS);
     t->udedges_conj = malloc(sizeof *t->udedges_conj * N_PERM8);
     t->remap = malloc(sizeof *t->remap * N_SYM);
+    t->flag_remap = malloc(sizeof *t->flag_remap * N_SYM);
     if (!t->fs_class || !t->fs_sym || !t->fs_packed || !t->fs_rep || !t->fs_selfsym ||
         !t->twist_conj || !t->corner_class || !t->corner_sym ||
-        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->remap)
+        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->remap ||
+        !t->flag_remap)
         return QS_ERR_NOMEM;
     int err = classify(t, sym, N_FLIPSLICE, set_flipslice, get_flipslice,
                        t->fs_class, t->fs_sym, t->fs_rep, NULL, t->fs_selfsym,
@@ -319,6 +326,15 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
                 }
                 t->remap[s][k][v] = out;
             }
+    for (int s = 0; s < N_SYM; s++)
+        for (int flags = 0; flags < 64; flags++) {
+            uint64_t moves = 0;
+            for (int m = 0; m < t->n_moves; m++)
+                if (flags >> t->group_of[m] & 1)
+                    moves |= 1ull << m;
+            t->flag_remap[s][flags] =
+                flags < 1 << t->n_groups ? remap_mask(t, moves, s) : 0;
+        }
     return QS_OK;
 }
 
@@ -394,6 +410,7 @@ void tables_free_base(qs_tables *t)
     free(t->corner_selfsym);
     free(t->udedges_conj);
     free(t->remap);
+    free(t->flag_remap);
     free(t->cornslice);
     free(t->edgeslice);
 }
