@@ -43,9 +43,10 @@ static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
     int cls = (int)(idx / N_TWIST), tw = (int)(idx % N_TWIST);
     int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
     for (int m = 0; m < t->n_moves; m++) {
-        int fs2 = t->edge4_move[0][comb * 24][m] / 24 * N_FLIP +
-                  t->flip_move[flip][m];
-        int tw2 = t->twist_conj[t->twist_move[tw][m]][t->fs_sym[fs2]];
+        int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
+                  move_row(t, t->flip_move, flip)[m];
+        int tw2 =
+            t->twist_conj[move_row(t, t->twist_move, tw)[m]][t->fs_sym[fs2]];
         child[m] = (uint64_t)t->fs_class[fs2] * N_TWIST + tw2;
         cost[m] = t->cost[m];
     }
@@ -74,7 +75,7 @@ static int phase2_children(const space *sp, uint64_t idx, uint64_t *child,
     int corners = t->corner_rep[cls];
     for (int k = 0; k < t->n_p2; k++) {
         int m = t->p2_move[k];
-        int c2 = t->corners_move[corners][m];
+        int c2 = move_row(t, t->corners_move, corners)[m];
         int ud2 = t->udedges_conj[t->udedges_move[ud][k]][t->corner_sym[c2]];
         child[k] = (uint64_t)t->corner_class[c2] * N_PERM8 + ud2;
         cost[k] = t->cost[m];

@@ -88,6 +88,8 @@ enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
 
 struct qs_tables {
     qs_metric metric;
+    void *arena;               /* backs every table below but the blobs */
+    size_t arena_used;
     int axial;                 /* phase-1 moves are all 45, else 0..17 */
     int n_moves;               /* 18 or 45 */
     uint8_t cost[QS_MOVE_COUNT];
@@ -109,10 +111,11 @@ struct qs_tables {
     uint8_t move_conj[QS_MOVE_COUNT][48]; /* S m S^-1 */
 
     /* move tables, [coordinate][move] */
-    uint16_t (*twist_move)[QS_MOVE_COUNT];
-    uint16_t (*flip_move)[QS_MOVE_COUNT];
-    uint16_t (*edge4_move[3])[QS_MOVE_COUNT]; /* slice, U and D edges */
-    uint16_t (*corners_move)[QS_MOVE_COUNT];
+    /* rows of n_moves entries: read with move_row() */
+    uint16_t *twist_move;
+    uint16_t *flip_move;
+    uint16_t *edge4_move[3];   /* slice, U and D edges */
+    uint16_t *corners_move;
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
     uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
@@ -142,6 +145,10 @@ struct qs_tables {
     uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
     uint8_t *edgeslice;        /* [N_PERM8 * 24] */
 };
+
+/* The row of a move table for coordinate value x, one entry per move. Rows
+ * are as short as the metric's move set, so more of them stay in cache. */
+#define move_row(t, table, x) ((table) + (size_t)(x) * (size_t)(t)->n_moves)
 
 /* Builds everything but the blobs. */
 int tables_init_base(qs_tables *t, qs_metric m);

@@ -180,7 +180,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int togo,
         int m = t->p2_move[k], rest = togo - t->cost[m];
         if (!(allowed >> m & 1) || rest < 0)
             continue;
-        int c2 = t->corners_move[corners][m];
+        int c2 = move_row(t, t->corners_move, corners)[m];
         int s2 = t->slice2_move[slice2][m];
         if (t->cornslice[c2 * N_SLICE2 + s2] > rest)
             continue;
@@ -209,8 +209,9 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
     if (lb > room)
         return;
     for (int i = w->edges_ok; i < depth; i++) {
-        w->uedges[i + 1] = t->edge4_move[1][w->uedges[i]][w->path1[i]];
-        w->dedges[i + 1] = t->edge4_move[2][w->dedges[i]][w->path1[i]];
+        int m = w->path1[i];
+        w->uedges[i + 1] = move_row(t, t->edge4_move[1], w->uedges[i])[m];
+        w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
     }
     w->edges_ok = depth;
     uint8_t perm[8];
@@ -242,22 +243,27 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
     }
 }
 
-static void phase1(worker *w, int flip, int twist, int slice, int corners,
-                   uint64_t entry, int sym, int togo, int canon, int depth)
+/* A phase-1 child as its parent computed it: coordinates, the symmetry and
+ * table index of its pruning entry (already prefetched), or, for the last
+ * move of the path, a mark that it reaches the phase-2 group. */
+typedef struct {
+    uint32_t index;
+    uint16_t flip, twist, slice, corners;
+    uint8_t move, sym, last;
+} child;
+
+/* Lists the children of a node worth visiting and prefetches their pruning
+ * entries. Children on the last move are listed only when they reach the
+ * phase-2 group, which shows in their raw coordinates. */
+static int expand(const qs_tables *t, int flip, int twist, int slice,
+                  int corners, uint64_t entry, int sym, int togo, int canon,
+                  child *out)
 {
-    const qs_tables *t = w->t;
-    int dist = (int)(entry & P1_DIST_MASK);
-    if (togo == 0) {
-        phase1_end(w, slice, corners, depth);
-        return;
-    }
-    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
-        return;
-    int slack = togo - dist;
+    int dist = (int)(entry & P1_DIST_MASK), slack = togo - dist;
     uint64_t moves;
     if (t->grouped) {
         /* Every child's distance is known here: keep those that fit and
-         * that Rokicki's rule (below) would not skip. */
+         * that Rokicki's rule (see phase1) would not skip. */
         uint64_t by_delta[3];
         phase1_deltas(t, entry, sym, by_delta);
         moves = 0;
@@ -268,62 +274,90 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
         moves = phase1_moves(t, entry, sym, slack);
     }
     moves &= t->canon_allowed[canon];
-
-    /* Compute every child's table index first so the memory reads of the
-     * pruning table overlap instead of waiting one after another. */
     int n = 0;
-    uint8_t mv[QS_MOVE_COUNT], csym[QS_MOVE_COUNT];
-    uint16_t cflip[QS_MOVE_COUNT], ctwist[QS_MOVE_COUNT], cslice[QS_MOVE_COUNT];
-    uint64_t cidx[QS_MOVE_COUNT];
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int rest = togo - t->cost[m];
         if (rest < 0)
             continue;
-        int f2 = t->flip_move[flip][m], s2 = t->edge4_move[0][slice][m];
-        int tw2 = t->twist_move[twist][m];
+        int f2 = move_row(t, t->flip_move, flip)[m];
+        int s2 = move_row(t, t->edge4_move[0], slice)[m];
+        int tw2 = move_row(t, t->twist_move, twist)[m];
+        child *c = &out[n];
         if (rest == 0) {
-            /* The last phase-1 move: whether it reaches the phase-2 group
-             * shows in the raw coordinates, no table read needed. A last
-             * move inside the group would mean a shorter phase-1 path. */
-            if (f2 == 0 && tw2 == 0 && s2 / 24 == SLICE_SOLVED &&
-                !(t->g1_moves >> m & 1)) {
-                w->path1[depth] = (qs_move)m;
-                if (w->edges_ok > depth)
-                    w->edges_ok = depth;
-                phase1_end(w, s2, t->corners_move[corners][m], depth + 1);
-                if (w->halt)
-                    return;
-            }
-            continue;
+            /* A last move inside the phase-2 group would mean a shorter
+             * phase-1 path exists. */
+            if (f2 != 0 || tw2 != 0 || s2 / 24 != SLICE_SOLVED ||
+                (t->g1_moves >> m & 1))
+                continue;
+            c->last = 1;
+        } else {
+            uint32_t cs = t->fs_packed[s2 / 24 * N_FLIP + f2];
+            c->sym = (uint8_t)(cs & 15);
+            c->index = (uint32_t)((cs >> 4) * N_TWIST +
+                                  t->twist_conj[tw2][c->sym]);
+            __builtin_prefetch((const char *)t->phase1 +
+                               (uint64_t)c->index *
+                                   (uint64_t)phase1_entry_size(t->axial));
+            c->last = 0;
         }
-        uint32_t cs = t->fs_packed[s2 / 24 * N_FLIP + f2];
-        int s = cs & 15;
-        uint64_t idx = (uint64_t)(cs >> 4) * N_TWIST + t->twist_conj[tw2][s];
-        __builtin_prefetch((const char *)t->phase1 +
-                           idx * (uint64_t)phase1_entry_size(t->axial));
-        mv[n] = (uint8_t)m;
-        csym[n] = (uint8_t)s;
-        cflip[n] = (uint16_t)f2;
-        ctwist[n] = (uint16_t)tw2;
-        cslice[n] = (uint16_t)s2;
-        cidx[n++] = idx;
+        c->move = (uint8_t)m;
+        c->flip = (uint16_t)f2;
+        c->twist = (uint16_t)tw2;
+        c->slice = (uint16_t)s2;
+        c->corners = move_row(t, t->corners_move, corners)[m];
+        if (!c->last) {
+            /* The move-table rows this child's own expansion will read. */
+            __builtin_prefetch(move_row(t, t->flip_move, f2));
+            __builtin_prefetch(move_row(t, t->twist_move, tw2));
+            __builtin_prefetch(move_row(t, t->edge4_move[0], s2));
+            __builtin_prefetch(move_row(t, t->corners_move, c->corners));
+        }
+        n++;
     }
+    return n;
+}
+
+/* Visits the children of a node (listed and prefetched by its parent).
+ * Before descending, it lists and prefetches the grandchildren of every
+ * child: the search is bound by memory latency, and this keeps many table
+ * reads in flight instead of one per level. */
+static void phase1(worker *w, const child *kids, int n, int togo, int depth)
+{
+    const qs_tables *t = w->t;
+    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    child grand[QS_MOVE_COUNT][QS_MOVE_COUNT];
+    int n_grand[QS_MOVE_COUNT];
     for (int k = 0; k < n; k++) {
-        int m = mv[k], rest = togo - t->cost[m];
-        uint64_t e = phase1_entry(t, cidx[k]);
+        const child *c = &kids[k];
+        n_grand[k] = -1;
+        if (c->last)
+            continue;
+        int rest = togo - t->cost[c->move];
+        uint64_t e = phase1_entry(t, c->index);
         int d = (int)(e & P1_DIST_MASK);
         /* Rokicki's observation: a child with slack that is already close
-         * to the phase-2 group mostly repeats phase-2 solutions found
-         * from shorter phase-1 paths; skipping it loses little. */
+         * to the phase-2 group mostly repeats phase-2 solutions found from
+         * shorter phase-1 paths; skipping it loses little. */
         if (d > rest || (d < rest && d + rest < 5))
             continue;
-        w->path1[depth] = (qs_move)m;
+        n_grand[k] = expand(t, c->flip, c->twist, c->slice, c->corners, e,
+                            c->sym, rest, t->canon_next[c->move], grand[k]);
+    }
+    for (int k = 0; k < n; k++) {
+        const child *c = &kids[k];
+        if (!c->last && n_grand[k] <= 0)
+            continue;
+        w->path1[depth] = c->move;
         if (w->edges_ok > depth)
             w->edges_ok = depth;
-        phase1(w, cflip[k], ctwist[k], cslice[k], t->corners_move[corners][m],
-               e, csym[k], rest, t->canon_next[m], depth + 1);
+        if (c->last)
+            phase1_end(w, c->slice, c->corners, depth + 1);
+        else
+            phase1(w, grand[k], n_grand[k], togo - t->cost[c->move],
+                   depth + 1);
         if (w->halt)
             return;
     }
@@ -345,7 +379,14 @@ static void run_job(worker *w, int dir, int len1)
     w->uedges[0] = (uint16_t)coord_edge4(c, 0);
     w->dedges[0] = (uint16_t)coord_edge4(c, 4);
     w->edges_ok = 0;
-    phase1(w, flip, twist, slice, coord_corners(c), e, s, len1, 0, 0);
+    int corners = coord_corners(c);
+    if (len1 == 0) {
+        phase1_end(w, slice, corners, 0);
+        return;
+    }
+    child kids[QS_MOVE_COUNT];
+    int n = expand(t, flip, twist, slice, corners, e, s, len1, 0, kids);
+    phase1(w, kids, n, len1, 0);
 }
 
 static void *worker_main(void *arg)

@@ -9,8 +9,37 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { UNSET16 = 0xffff };
+
+/* All small tables live in one arena of 2 MiB pages: the search reads them
+ * at random, and with 4 KiB pages most of those reads would miss the TLB.
+ * The arena is reserved generously; untouched pages cost nothing. */
+#define ARENA_BYTES ((size_t)32 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *carve(qs_tables *t, size_t bytes)
+{
+    if (!t->arena) {
+        void *p = mmap(NULL, ARENA_BYTES + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        t->arena = p;
+        /* Start on a huge-page boundary so every 2 MiB can be one page. */
+        t->arena_used = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+#ifdef MADV_HUGEPAGE
+        madvise((char *)p + t->arena_used, ARENA_BYTES, MADV_HUGEPAGE);
+#endif
+    }
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (t->arena_used + bytes > ARENA_BYTES + HUGE_PAGE)
+        return NULL;
+    void *p = (char *)t->arena + t->arena_used;
+    t->arena_used += bytes;
+    return p;
+}
 
 static void conjugate(const qs_cube *sym, const qs_cube *sym_inv,
                       const qs_cube *x, qs_cube *out)
@@ -81,9 +110,9 @@ static void init_moves(qs_tables *t, qs_metric metric)
             (uint8_t)(1 + (t->axial ? axis_of((qs_move)m) : m / 3));
 }
 
-/* Fills table[x * stride + m] for all 45 moves from a coordinate's setter
- * and getter: the six quarter turns through cubes, the rest by composing
- * table entries. */
+/* Fills table[x * stride + m] for the first `stride` moves (18 face turns,
+ * or all 45 with the axial pairs) from a coordinate's setter and getter:
+ * the six quarter turns through cubes, the rest by composing entries. */
 typedef int (*coord_get)(const qs_cube *c, int arg);
 typedef void (*coord_set)(qs_cube *c, int arg, int value);
 
@@ -111,7 +140,7 @@ static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
                 table[(size_t)row[3 * f + 1] * stride + 3 * f];
         }
     for (int x = 0; x < n; x++)
-        for (int m = 18; m < QS_MOVE_COUNT; m++) {
+        for (int m = 18; m < stride; m++) {
             int axis = (m - 18) / 9, p = (m - 18) % 9 / 3, q = (m - 18) % 3;
             int y = table[(size_t)x * stride + 3 * axis + p];
             table[(size_t)x * stride + m] =
@@ -131,28 +160,25 @@ static void set_corners(qs_cube *c, int arg, int v) { (void)arg; coord_set_corne
 static int init_move_tables(qs_tables *t)
 {
     static const int edge4_first[3] = {8, 0, 4};
-    uint16_t *tmp;
-    t->twist_move = malloc(sizeof *t->twist_move * N_TWIST);
-    t->flip_move = malloc(sizeof *t->flip_move * N_FLIP);
+    size_t row = sizeof(uint16_t) * (size_t)t->n_moves;
+    t->twist_move = carve(t, row * N_TWIST);
+    t->flip_move = carve(t, row * N_FLIP);
     for (int k = 0; k < 3; k++)
-        t->edge4_move[k] = malloc(sizeof *t->edge4_move[k] * N_EDGE4);
-    t->corners_move = malloc(sizeof *t->corners_move * N_PERM8);
-    t->udedges_move = malloc(sizeof *t->udedges_move * N_PERM8);
-    tmp = malloc(sizeof(uint16_t) * QS_MOVE_COUNT * N_EDGE4);
+        t->edge4_move[k] = carve(t, row * N_EDGE4);
+    t->corners_move = carve(t, row * N_PERM8);
+    t->udedges_move = carve(t, sizeof *t->udedges_move * N_PERM8);
     if (!t->twist_move || !t->flip_move || !t->edge4_move[0] ||
         !t->edge4_move[1] || !t->edge4_move[2] ||
-        !t->corners_move || !t->udedges_move || !tmp) {
-        free(tmp);
+        !t->corners_move || !t->udedges_move)
         return QS_ERR_NOMEM;
-    }
-    fill_move_table(&t->twist_move[0][0], N_TWIST, QS_MOVE_COUNT, get_twist,
+    fill_move_table(t->twist_move, N_TWIST, t->n_moves, get_twist,
                     set_twist, 0);
-    fill_move_table(&t->flip_move[0][0], N_FLIP, QS_MOVE_COUNT, get_flip,
+    fill_move_table(t->flip_move, N_FLIP, t->n_moves, get_flip,
                     set_flip, 0);
     for (int k = 0; k < 3; k++)
-        fill_move_table(&t->edge4_move[k][0][0], N_EDGE4, QS_MOVE_COUNT,
+        fill_move_table(t->edge4_move[k], N_EDGE4, t->n_moves,
                         get_edge4, set_edge4, edge4_first[k]);
-    fill_move_table(&t->corners_move[0][0], N_PERM8, QS_MOVE_COUNT,
+    fill_move_table(t->corners_move, N_PERM8, t->n_moves,
                     get_corners, set_corners, 0);
     /* The U/D-edge permutation means nothing outside the phase-2 group,
      * so its moves cannot be composed from quarter turns: apply each
@@ -168,15 +194,16 @@ static int init_move_tables(qs_tables *t)
             t->udedges_move[x][k] = (uint16_t)coord_udedges(&d);
         }
     }
-    free(tmp);
-    t->edge4_pos = malloc(sizeof *t->edge4_pos * N_EDGE4);
+    t->edge4_pos = carve(t, sizeof *t->edge4_pos * N_EDGE4);
     if (!t->edge4_pos)
         return QS_ERR_NOMEM;
     for (int x = 0; x < N_EDGE4; x++)
         coord_edge4_positions(x, t->edge4_pos[x]);
     for (int s2 = 0; s2 < N_SLICE2; s2++)
         for (int m = 0; m < QS_MOVE_COUNT; m++) {
-            int v = t->edge4_move[0][SLICE_SOLVED * 24 + s2][m];
+            int v = m < t->n_moves
+                        ? move_row(t, t->edge4_move[0], SLICE_SOLVED * 24 + s2)[m]
+                        : 0;
             t->slice2_move[s2][m] =
                 (uint8_t)(v / 24 == SLICE_SOLVED ? v % 24 : 0xff);
         }
@@ -265,19 +292,19 @@ static int get_corner_perm(const qs_cube *c) { return coord_corners(c); }
 
 static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 {
-    t->fs_class = malloc(sizeof *t->fs_class * N_FLIPSLICE);
-    t->fs_sym = malloc(N_FLIPSLICE);
-    t->fs_packed = malloc(sizeof *t->fs_packed * N_FLIPSLICE);
-    t->fs_rep = malloc(sizeof *t->fs_rep * N_FS_CLASS);
-    t->fs_selfsym = malloc(sizeof *t->fs_selfsym * N_FS_CLASS);
-    t->twist_conj = malloc(sizeof *t->twist_conj * N_TWIST);
-    t->corner_class = malloc(sizeof *t->corner_class * N_PERM8);
-    t->corner_sym = malloc(N_PERM8);
-    t->corner_rep = malloc(sizeof *t->corner_rep * N_CORNER_CLASS);
-    t->corner_selfsym = malloc(sizeof *t->corner_selfsym * N_CORNER_CLASS);
-    t->udedges_conj = malloc(sizeof *t->udedges_conj * N_PERM8);
-    t->remap = malloc(sizeof *t->remap * N_SYM);
-    t->flag_remap = malloc(sizeof *t->flag_remap * N_SYM);
+    t->fs_class = carve(t, sizeof *t->fs_class * N_FLIPSLICE);
+    t->fs_sym = carve(t, N_FLIPSLICE);
+    t->fs_packed = carve(t, sizeof *t->fs_packed * N_FLIPSLICE);
+    t->fs_rep = carve(t, sizeof *t->fs_rep * N_FS_CLASS);
+    t->fs_selfsym = carve(t, sizeof *t->fs_selfsym * N_FS_CLASS);
+    t->twist_conj = carve(t, sizeof *t->twist_conj * N_TWIST);
+    t->corner_class = carve(t, sizeof *t->corner_class * N_PERM8);
+    t->corner_sym = carve(t, N_PERM8);
+    t->corner_rep = carve(t, sizeof *t->corner_rep * N_CORNER_CLASS);
+    t->corner_selfsym = carve(t, sizeof *t->corner_selfsym * N_CORNER_CLASS);
+    t->udedges_conj = carve(t, sizeof *t->udedges_conj * N_PERM8);
+    t->remap = carve(t, sizeof *t->remap * N_SYM);
+    t->flag_remap = carve(t, sizeof *t->flag_remap * N_SYM);
     if (!t->fs_class || !t->fs_sym || !t->fs_packed || !t->fs_rep || !t->fs_selfsym ||
         !t->twist_conj || !t->corner_class || !t->corner_sym ||
         !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->remap ||
@@ -340,11 +367,11 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 
 /* Exact phase-2 distances of (corner permutation, slice order) or (U/D-edge
  * permutation, slice order): both small enough to solve outright. */
-static int slice_distance_table(const qs_tables *t, int use_corners,
+static int slice_distance_table(qs_tables *t, int use_corners,
                                 uint8_t **out)
 {
     const size_t n = (size_t)N_PERM8 * N_SLICE2;
-    uint8_t *dist = malloc(n);
+    uint8_t *dist = carve(t, n);
     if (!dist)
         return QS_ERR_NOMEM;
     memset(dist, 0xff, n);
@@ -357,7 +384,7 @@ static int slice_distance_table(const qs_tables *t, int use_corners,
             int x = (int)(i / N_SLICE2), s2 = (int)(i % N_SLICE2);
             for (int k = 0; k < t->n_p2; k++) {
                 int m = t->p2_move[k];
-                int y = use_corners ? t->corners_move[x][m]
+                int y = use_corners ? move_row(t, t->corners_move, x)[m]
                                     : t->udedges_move[x][k];
                 size_t j = (size_t)y * N_SLICE2 + t->slice2_move[s2][m];
                 int nd = d + t->cost[m];
@@ -391,28 +418,9 @@ int tables_init_base(qs_tables *t, qs_metric metric)
 
 void tables_free_base(qs_tables *t)
 {
-    free(t->twist_move);
-    free(t->flip_move);
-    for (int k = 0; k < 3; k++)
-        free(t->edge4_move[k]);
-    free(t->fs_packed);
-    free(t->corners_move);
-    free(t->udedges_move);
-    free(t->edge4_pos);
-    free(t->fs_class);
-    free(t->fs_sym);
-    free(t->fs_rep);
-    free(t->fs_selfsym);
-    free(t->twist_conj);
-    free(t->corner_class);
-    free(t->corner_sym);
-    free(t->corner_rep);
-    free(t->corner_selfsym);
-    free(t->udedges_conj);
-    free(t->remap);
-    free(t->flag_remap);
-    free(t->cornslice);
-    free(t->edgeslice);
+    if (t->arena)
+        munmap(t->arena, ARENA_BYTES + HUGE_PAGE);
+    t->arena = NULL;
 }
 
 int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)

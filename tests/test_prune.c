@@ -85,8 +85,9 @@ static uint64_t p1_child(const qs_tables *t, uint64_t key, int m)
 {
     int twist = (int)(key % N_TWIST), fs = (int)(key / N_TWIST);
     int slice = fs / N_FLIP * 24, flip = fs % N_FLIP;
-    return p1_key(t->edge4_move[0][slice][m], t->flip_move[flip][m],
-                  t->twist_move[twist][m]);
+    return p1_key(move_row(t, t->edge4_move[0], slice)[m],
+                  move_row(t, t->flip_move, flip)[m],
+                  move_row(t, t->twist_move, twist)[m]);
 }
 
 static void check_phase1(qs_metric metric, int radius)
@@ -175,7 +176,7 @@ static void check_phase1(qs_metric metric, int radius)
                 if (d + t->cost[m] > radius2)
                     continue;
                 uint64_t child =
-                    ((uint64_t)t->corners_move[corners][m] * N_PERM8 +
+                    ((uint64_t)move_row(t, t->corners_move, corners)[m] * N_PERM8 +
                      t->udedges_move[ud][j]) * N_SLICE2 +
                     t->slice2_move[s2][m];
                 map_lower(&map, child, d + t->cost[m]);
