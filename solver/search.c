@@ -149,7 +149,7 @@ static void record(worker *w)
         sh->best[pos] = s;
         if (sh->n_best < sh->max_out)
             sh->n_best++;
-        if (sh->n_best == 1)
+        if (atomic_load(&sh->found) == 0)
             sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
         atomic_store(&sh->found, sh->n_best);
         if (sh->n_best == sh->max_out) {
@@ -252,9 +252,10 @@ typedef struct {
     uint8_t move, sym, last;
 } child;
 
-/* Lists the children of a node worth visiting and prefetches their pruning
- * entries. Children on the last move are listed only when they reach the
- * phase-2 group, which shows in their raw coordinates. */
+/* Lists the children of a node worth visiting, first pass: their raw
+ * coordinates, with the read of their symmetry class started. Children on
+ * the last move are listed only when they reach the phase-2 group, which
+ * shows in their raw coordinates. */
 static int expand(const qs_tables *t, int flip, int twist, int slice,
                   int corners, uint64_t entry, int sym, int togo, int canon,
                   child *out)
@@ -274,6 +275,10 @@ static int expand(const qs_tables *t, int flip, int twist, int slice,
         moves = phase1_moves(t, entry, sym, slack);
     }
     moves &= t->canon_allowed[canon];
+    const uint16_t *flip_row = move_row(t, t->flip_move, flip);
+    const uint16_t *twist_row = move_row(t, t->twist_move, twist);
+    const uint16_t *slice_row = move_row(t, t->edge4_move[0], slice);
+    const uint16_t *corners_row = move_row(t, t->corners_move, corners);
     int n = 0;
     while (moves) {
         int m = __builtin_ctzll(moves);
@@ -281,10 +286,9 @@ static int expand(const qs_tables *t, int flip, int twist, int slice,
         int rest = togo - t->cost[m];
         if (rest < 0)
             continue;
-        int f2 = move_row(t, t->flip_move, flip)[m];
-        int s2 = move_row(t, t->edge4_move[0], slice)[m];
-        int tw2 = move_row(t, t->twist_move, twist)[m];
+        int f2 = flip_row[m], s2 = slice_row[m], tw2 = twist_row[m];
         child *c = &out[n];
+        c->corners = corners_row[m];
         if (rest == 0) {
             /* A last move inside the phase-2 group would mean a shorter
              * phase-1 path exists. */
@@ -292,37 +296,50 @@ static int expand(const qs_tables *t, int flip, int twist, int slice,
                 (t->g1_moves >> m & 1))
                 continue;
             c->last = 1;
+            /* phase1_end's first test: prefetched now, read later */
+            __builtin_prefetch(&t->cornslice[c->corners * N_SLICE2 + s2 -
+                                             SLICE_SOLVED * 24]);
         } else {
-            uint32_t cs = t->fs_packed[s2 / 24 * N_FLIP + f2];
-            c->sym = (uint8_t)(cs & 15);
-            c->index = (uint32_t)((cs >> 4) * N_TWIST +
-                                  t->twist_conj[tw2][c->sym]);
-            __builtin_prefetch((const char *)t->phase1 +
-                               (uint64_t)c->index *
-                                   (uint64_t)phase1_entry_size(t->axial));
             c->last = 0;
+            c->index = (uint32_t)(s2 / 24 * N_FLIP + f2); /* for finish */
+            __builtin_prefetch(&t->fs_packed[c->index]);
         }
         c->move = (uint8_t)m;
         c->flip = (uint16_t)f2;
         c->twist = (uint16_t)tw2;
         c->slice = (uint16_t)s2;
-        c->corners = move_row(t, t->corners_move, corners)[m];
-        if (!c->last) {
-            /* The move-table rows this child's own expansion will read. */
-            __builtin_prefetch(move_row(t, t->flip_move, f2));
-            __builtin_prefetch(move_row(t, t->twist_move, tw2));
-            __builtin_prefetch(move_row(t, t->edge4_move[0], s2));
-            __builtin_prefetch(move_row(t, t->corners_move, c->corners));
-        }
         n++;
     }
     return n;
 }
 
+/* Second pass over a list from expand: the pruning-table index of each
+ * child, with the reads of its entry and of the move-table rows its own
+ * expansion needs started. */
+static void finish(const qs_tables *t, child *kids, int n)
+{
+    for (int k = 0; k < n; k++) {
+        child *c = &kids[k];
+        if (c->last)
+            continue;
+        uint32_t cs = t->fs_packed[c->index];
+        c->sym = (uint8_t)(cs & 15);
+        c->index = (uint32_t)((cs >> 4) * N_TWIST +
+                              t->twist_conj[c->twist][c->sym]);
+        __builtin_prefetch((const char *)t->phase1 +
+                           (uint64_t)c->index *
+                               (uint64_t)phase1_entry_size(t->axial));
+        __builtin_prefetch(move_row(t, t->flip_move, c->flip));
+        __builtin_prefetch(move_row(t, t->twist_move, c->twist));
+        __builtin_prefetch(move_row(t, t->edge4_move[0], c->slice));
+        __builtin_prefetch(move_row(t, t->corners_move, c->corners));
+    }
+}
+
 /* Visits the children of a node (listed and prefetched by its parent).
- * Before descending, it lists and prefetches the grandchildren of every
- * child: the search is bound by memory latency, and this keeps many table
- * reads in flight instead of one per level. */
+ * Before descending, it lists the grandchildren of every child and starts
+ * all their table reads: the search is bound by memory latency, and this
+ * keeps many reads in flight instead of one per level. */
 static void phase1(worker *w, const child *kids, int n, int togo, int depth)
 {
     const qs_tables *t = w->t;
@@ -346,6 +363,9 @@ static void phase1(worker *w, const child *kids, int n, int togo, int depth)
         n_grand[k] = expand(t, c->flip, c->twist, c->slice, c->corners, e,
                             c->sym, rest, t->canon_next[c->move], grand[k]);
     }
+    for (int k = 0; k < n; k++)
+        if (n_grand[k] > 0)
+            finish(t, grand[k], n_grand[k]);
     for (int k = 0; k < n; k++) {
         const child *c = &kids[k];
         if (!c->last && n_grand[k] <= 0)
@@ -386,6 +406,7 @@ static void run_job(worker *w, int dir, int len1)
     }
     child kids[QS_MOVE_COUNT];
     int n = expand(t, flip, twist, slice, corners, e, s, len1, 0, kids);
+    finish(t, kids, n);
     phase1(w, kids, n, len1, 0);
 }
 
