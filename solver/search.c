@@ -17,7 +17,12 @@
 #include <string.h>
 #include <time.h>
 
-enum { N_DIRS = 6, CHECK_EVERY = 255 };
+enum {
+    N_DIRS = 6,
+    CHECK_EVERY = 255,
+    LANES = 4,       /* jobs one thread interleaves to hide memory latency */
+    MAX_P1_LEN = 24  /* longer phase-1 jobs never finish in practice */
+};
 
 /* Without a length limit, the first solutions only have to exist; these
  * bounds are far above what the two-phase search ever needs. */
@@ -44,10 +49,36 @@ typedef struct {
     uint64_t nodes1, nodes2, searches2;
 } shared;
 
+/* A phase-1 child as its parent computed it: coordinates, the symmetry and
+ * table index of its pruning entry (already prefetched), or, for the last
+ * move of the path, a mark that it reaches the phase-2 group. */
+typedef struct {
+    uint32_t index;
+    uint16_t flip, twist, slice, corners;
+    uint8_t move, sym, last;
+} child;
+
+/* A phase-1 node on a lane's stack: its children (listed and prefetched by
+ * its parent), the next one to visit, and the grandchildren lists. */
+typedef struct {
+    const child *kids;
+    int n, next, togo;
+    child *grand;              /* kid k's children at grand + k * n_moves */
+    int n_grand[QS_MOVE_COUNT];
+} frame;
+
+/* A lane runs one job (a direction at one phase-1 length) as a depth-first
+ * search with an explicit stack, one node per step; each thread steps
+ * several lanes in turn (see worker_main). */
 typedef struct {
     shared *sh;
     const qs_tables *t;
     int dir, len1;     /* job: direction, phase-1 length in metric units */
+    int top;           /* stack top, -1 when the lane has no job */
+    int exhausted;     /* no job is left for this lane */
+    frame stack[MAX_P1_LEN + 1];
+    child root[QS_MOVE_COUNT];
+    child *pool;       /* grandchildren lists of every stack level */
     int n1, n2;        /* moves in path1 and path2 of the current solution */
     /* U and D edge coordinates after path1[0..i), valid for i <= edges_ok:
      * consecutive phase-1 ends share most of their path. */
@@ -243,15 +274,6 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
     }
 }
 
-/* A phase-1 child as its parent computed it: coordinates, the symmetry and
- * table index of its pruning entry (already prefetched), or, for the last
- * move of the path, a mark that it reaches the phase-2 group. */
-typedef struct {
-    uint32_t index;
-    uint16_t flip, twist, slice, corners;
-    uint8_t move, sym, last;
-} child;
-
 /* Lists the children of a node worth visiting, first pass: their raw
  * coordinates, with the read of their symmetry class started. Children on
  * the last move are listed only when they reach the phase-2 group, which
@@ -336,20 +358,21 @@ static void finish(const qs_tables *t, child *kids, int n)
     }
 }
 
-/* Visits the children of a node (listed and prefetched by its parent).
- * Before descending, it lists the grandchildren of every child and starts
- * all their table reads: the search is bound by memory latency, and this
- * keeps many reads in flight instead of one per level. */
-static void phase1(worker *w, const child *kids, int n, int togo, int depth)
+/* Pushes a node onto the lane's stack: reads its children's entries
+ * (prefetched by its parent), lists the grandchildren of every child worth
+ * visiting and starts all their table reads. */
+static void enter(worker *w, int level, const child *kids, int n, int togo)
 {
     const qs_tables *t = w->t;
-    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
-        return;
-    child grand[QS_MOVE_COUNT][QS_MOVE_COUNT];
-    int n_grand[QS_MOVE_COUNT];
+    frame *f = &w->stack[level];
+    f->kids = kids;
+    f->n = n;
+    f->next = 0;
+    f->togo = togo;
+    f->grand = w->pool + (size_t)level * t->n_moves * t->n_moves;
     for (int k = 0; k < n; k++) {
         const child *c = &kids[k];
-        n_grand[k] = -1;
+        f->n_grand[k] = -1;
         if (c->last)
             continue;
         int rest = togo - t->cost[c->move];
@@ -360,61 +383,58 @@ static void phase1(worker *w, const child *kids, int n, int togo, int depth)
          * shorter phase-1 paths; skipping it loses little. */
         if (d > rest || (d < rest && d + rest < 5))
             continue;
-        n_grand[k] = expand(t, c->flip, c->twist, c->slice, c->corners, e,
-                            c->sym, rest, t->canon_next[c->move], grand[k]);
+        f->n_grand[k] = expand(t, c->flip, c->twist, c->slice, c->corners, e,
+                               c->sym, rest, t->canon_next[c->move],
+                               f->grand + k * t->n_moves);
     }
     for (int k = 0; k < n; k++)
-        if (n_grand[k] > 0)
-            finish(t, grand[k], n_grand[k]);
-    for (int k = 0; k < n; k++) {
-        const child *c = &kids[k];
-        if (!c->last && n_grand[k] <= 0)
+        if (f->n_grand[k] > 0)
+            finish(t, f->grand + k * t->n_moves, f->n_grand[k]);
+    w->top = level;
+}
+
+/* Advances a lane's depth-first search until it enters one more node (and
+ * so has table reads in flight); returns 0 when the job is done or the
+ * search must stop. Phase-1 ends met on the way are completed at once. */
+static int step(worker *w)
+{
+    const qs_tables *t = w->t;
+    while (w->top >= 0) {
+        frame *f = &w->stack[w->top];
+        if (f->next == f->n) {
+            w->top--;
+            continue;
+        }
+        int depth = w->top, k = f->next++;
+        const child *c = &f->kids[k];
+        if (!c->last && f->n_grand[k] <= 0)
             continue;
         w->path1[depth] = c->move;
         if (w->edges_ok > depth)
             w->edges_ok = depth;
-        if (c->last)
+        if (c->last) {
             phase1_end(w, c->slice, c->corners, depth + 1);
-        else
-            phase1(w, grand[k], n_grand[k], togo - t->cost[c->move],
-                   depth + 1);
-        if (w->halt)
-            return;
+            if (w->halt)
+                return 0;
+            continue;
+        }
+        if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+            return 0;
+        enter(w, depth + 1, f->grand + k * t->n_moves, f->n_grand[k],
+              f->togo - t->cost[c->move]);
+        return 1;
     }
+    return 0;
 }
 
-static void run_job(worker *w, int dir, int len1)
+/* Gives a lane the next job (lengths in increasing order, all directions
+ * for each); returns 0 when no job is left that could improve on the best
+ * solutions. */
+static int start_job(worker *w)
 {
-    const qs_tables *t = w->t;
-    const qs_cube *c = &w->sh->dir_cube[dir];
-    int flip = coord_flip(c), twist = coord_twist(c);
-    int slice = coord_edge4(c, 8);
-    int fs = slice / 24 * N_FLIP + flip, s = t->fs_sym[fs];
-    uint64_t e = phase1_entry(t, (uint64_t)t->fs_class[fs] * N_TWIST +
-                                     t->twist_conj[twist][s]);
-    if ((int)(e & P1_DIST_MASK) > len1)
-        return;
-    w->dir = dir;
-    w->len1 = len1;
-    w->uedges[0] = (uint16_t)coord_edge4(c, 0);
-    w->dedges[0] = (uint16_t)coord_edge4(c, 4);
-    w->edges_ok = 0;
-    int corners = coord_corners(c);
-    if (len1 == 0) {
-        phase1_end(w, slice, corners, 0);
-        return;
-    }
-    child kids[QS_MOVE_COUNT];
-    int n = expand(t, flip, twist, slice, corners, e, s, len1, 0, kids);
-    finish(t, kids, n);
-    phase1(w, kids, n, len1, 0);
-}
-
-static void *worker_main(void *arg)
-{
-    worker *w = arg;
     shared *sh = w->sh;
-    while (!w->halt && !atomic_load(&sh->stop)) {
+    const qs_tables *t = w->t;
+    for (;;) {
         pthread_mutex_lock(&sh->lock);
         int len1 = sh->next_len, dir = sh->next_dir;
         if (++sh->next_dir == N_DIRS) {
@@ -423,20 +443,67 @@ static void *worker_main(void *arg)
         }
         pthread_mutex_unlock(&sh->lock);
         /* A phase-1 path as long as the limit leaves no room to improve. */
-        if (len1 > atomic_load(&sh->limit))
-            break;
-        run_job(w, dir, len1);
-        if (!w->halt && dir == N_DIRS - 1) {
-            pthread_mutex_lock(&sh->lock);
-            if (len1 > sh->deepest_done)
-                sh->deepest_done = len1;
-            pthread_mutex_unlock(&sh->lock);
+        if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1_LEN)
+            return 0;
+        const qs_cube *c = &sh->dir_cube[dir];
+        int flip = coord_flip(c), twist = coord_twist(c);
+        int slice = coord_edge4(c, 8);
+        int fs = slice / 24 * N_FLIP + flip, s = t->fs_sym[fs];
+        uint64_t e = phase1_entry(t, (uint64_t)t->fs_class[fs] * N_TWIST +
+                                         t->twist_conj[twist][s]);
+        if ((int)(e & P1_DIST_MASK) > len1)
+            continue;
+        w->dir = dir;
+        w->len1 = len1;
+        w->uedges[0] = (uint16_t)coord_edge4(c, 0);
+        w->dedges[0] = (uint16_t)coord_edge4(c, 4);
+        w->edges_ok = 0;
+        int corners = coord_corners(c);
+        if (len1 == 0) {
+            phase1_end(w, slice, corners, 0);
+            if (w->halt)
+                return 0;
+            continue;
+        }
+        int n = expand(t, flip, twist, slice, corners, e, s, len1, 0, w->root);
+        finish(t, w->root, n);
+        enter(w, 0, w->root, n, len1);
+        return 1;
+    }
+}
+
+/* One search thread: it steps its lanes in turn, so that while one lane
+ * waits for its table reads the others compute. */
+static void *worker_main(void *arg)
+{
+    worker *lanes = arg;
+    shared *sh = lanes[0].sh;
+    int busy = 1;
+    while (busy && !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        busy = 0;
+        for (int i = 0; i < LANES; i++) {
+            worker *w = &lanes[i];
+            if (w->exhausted || w->halt)
+                continue;
+            if (w->top < 0 && !start_job(w)) {
+                w->exhausted = 1;
+                continue;
+            }
+            busy = 1;
+            if (!step(w) && !w->halt && w->dir == N_DIRS - 1) {
+                pthread_mutex_lock(&sh->lock);
+                if (w->len1 > sh->deepest_done)
+                    sh->deepest_done = w->len1;
+                pthread_mutex_unlock(&sh->lock);
+            }
         }
     }
     pthread_mutex_lock(&sh->lock);
-    sh->nodes1 += w->nodes1;
-    sh->nodes2 += w->nodes2;
-    sh->searches2 += w->searches2;
+    for (int i = 0; i < LANES; i++) {
+        sh->nodes1 += lanes[i].nodes1;
+        sh->nodes2 += lanes[i].nodes2;
+        sh->searches2 += lanes[i].searches2;
+    }
     pthread_mutex_unlock(&sh->lock);
     return NULL;
 }
@@ -465,11 +532,15 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     }
 
     shared *sh = calloc(1, sizeof *sh);
-    worker *workers = calloc((size_t)o->threads, sizeof *workers);
+    size_t n_lanes = (size_t)o->threads * LANES;
+    size_t pool = (size_t)(MAX_P1_LEN + 1) * t->n_moves * t->n_moves;
+    worker *workers = calloc(n_lanes, sizeof *workers);
+    child *pools = malloc(n_lanes * pool * sizeof *pools);
     pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
-    if (!sh || !workers || !tid) {
+    if (!sh || !workers || !pools || !tid) {
         free(sh);
         free(workers);
+        free(pools);
         free(tid);
         return QS_ERR_NOMEM;
     }
@@ -501,12 +572,15 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     }
 
     int started = 0;
-    for (int i = 0; i < o->threads; i++) {
+    for (size_t i = 0; i < n_lanes; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
+        workers[i].top = -1;
+        workers[i].pool = pools + i * pool;
     }
     for (int i = 1; i < o->threads; i++) {
-        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
+        if (pthread_create(&tid[i], NULL, worker_main,
+                           &workers[(size_t)i * LANES]) != 0)
             break;
         started = i;
     }
@@ -534,6 +608,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     pthread_mutex_destroy(&sh->lock);
     free(sh);
     free(workers);
+    free(pools);
     free(tid);
     return err;
 }
