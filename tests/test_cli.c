@@ -1,0 +1,238 @@
+/*
+ * test_cli.c - the quadsolve command as a script sees it (cli/): one output
+ * line per input line, moves that really solve each cube, specific error
+ * lines for bad input, JSON output, scrambles, random cubes, bench, and
+ * exit codes. Runs the built binary (QUADSOLVE_CLI) through the shell.
+ */
+#include "testutil.h"
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *cli(void)
+{
+    const char *path = getenv("QUADSOLVE_CLI");
+    if (!path || !*path)
+        fail_msg("QUADSOLVE_CLI is not set");
+    return path;
+}
+
+/* Runs "quadsolve ARGS" with `input` on standard input; returns the exit
+ * status and the standard output (caller frees). */
+static int run(const char *args, const char *input, char **out)
+{
+    char in_path[] = "/tmp/qs-cli-in.XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(input ? input : "", f);
+    fclose(f);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s < %s 2>/dev/null", cli(), args,
+             in_path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = pclose(p);
+    unlink(in_path);
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Splits text into lines in place; returns their number. */
+static int lines_of(char *text, char **lines, int max)
+{
+    int n = 0;
+    for (char *s = text; *s && n < max;) {
+        char *nl = strchr(s, '\n');
+        lines[n++] = s;
+        if (!nl)
+            break;
+        *nl = 0;
+        s = nl + 1;
+    }
+    return n;
+}
+
+static void assert_line_solves(const char *facelets, const char *moves_text)
+{
+    qs_cube c;
+    qs_move moves[QS_MAX_MOVES];
+    assert_int_equal(qs_cube_from_facelets(facelets, &c, NULL, 0), QS_OK);
+    int n = qs_moves_parse(moves_text, moves, QS_MAX_MOVES, NULL, 0);
+    if (n < 0)
+        fail_msg("output '%s' is not a move sequence", moves_text);
+    qs_cube_apply_moves(&c, moves, n);
+    assert_true(qs_cube_is_solved(&c));
+}
+
+static void test_stdin_one_line_per_input(void **state)
+{
+    (void)state;
+    char cubes[3][55];
+    assert_int_equal(test_read_bench("random-1k.txt", cubes, 3), 3);
+    char input[1024];
+    snprintf(input, sizeof input,
+             "%s\n"
+             "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\n"
+             "%s\r\n"
+             "\n"
+             "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBF\n"
+             "  %s  \n"
+             "XYZ\n",
+             cubes[0], cubes[1], cubes[2]);
+    char *out, *lines[16];
+    int status = run("solve --metric htm --time-ms 10", input, &out);
+    int n = lines_of(out, lines, 16);
+    assert_int_equal(n, 7);
+    assert_line_solves(cubes[0], lines[0]);
+    assert_string_equal(lines[1], "");        /* solved cube: no moves */
+    assert_line_solves(cubes[1], lines[2]);   /* CR LF tolerated */
+    assert_true(strncmp(lines[3], "error: LENGTH:", 14) == 0);
+    assert_true(strncmp(lines[4], "error: COLOR_COUNT:", 19) == 0);
+    assert_line_solves(cubes[2], lines[5]);   /* blanks around tolerated */
+    assert_true(strncmp(lines[6], "error: ", 7) == 0);
+    assert_int_equal(status, 1);              /* some inputs failed */
+    free(out);
+}
+
+static void test_arguments_json_and_metrics(void **state)
+{
+    (void)state;
+    char cubes[1][55];
+    test_read_bench("random-1k.txt", cubes, 1);
+    const char *metrics[] = {"htm", "qtm", "axht", "axqt"};
+    for (int m = 0; m < 4; m++) {
+        char args[512], *out;
+        snprintf(args, sizeof args,
+                 "solve --json --metric %s --solutions 3 --time-ms 20 %s",
+                 metrics[m], cubes[0]);
+        assert_int_equal(run(args, NULL, &out), 0);
+        cJSON *j = cJSON_Parse(out);
+        assert_non_null(j);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "ok")));
+        const char *moves = cJSON_GetObjectItem(j, "moves")->valuestring;
+        assert_line_solves(cubes[0], moves);
+        cJSON *len = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "length"),
+                                         metrics[m]);
+        qs_move mv[QS_MAX_MOVES];
+        int n = qs_moves_parse(moves, mv, QS_MAX_MOVES, NULL, 0);
+        assert_int_equal(len->valueint,
+                         qs_moves_length(mv, n, qs_metric_parse(metrics[m])));
+        cJSON *sols = cJSON_GetObjectItem(j, "solutions");
+        assert_true(cJSON_GetArraySize(sols) >= 1);
+        cJSON *s;
+        cJSON_ArrayForEach(s, sols)
+            assert_line_solves(cubes[0],
+                               cJSON_GetObjectItem(s, "moves")->valuestring);
+        cJSON_Delete(j);
+        free(out);
+    }
+    /* A bad cube in JSON is an error object, never moves. */
+    char *out;
+    assert_int_equal(
+        run("solve --json UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBF",
+            NULL, &out),
+        1);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "ok")));
+    assert_null(cJSON_GetObjectItem(j, "moves"));
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"),
+                                            "code")->valuestring,
+                        "COLOR_COUNT");
+    cJSON_Delete(j);
+    free(out);
+}
+
+static void test_scramble_and_errors(void **state)
+{
+    (void)state;
+    char *out, *lines[4];
+    /* The cube a scramble makes, solved and checked. */
+    assert_int_equal(run("solve --scramble \"R U R' U' (F B') D2\"", NULL, &out),
+                     0);
+    lines_of(out, lines, 4);
+    qs_cube c;
+    qs_move mv[QS_MAX_MOVES];
+    qs_cube_solved(&c);
+    int n = qs_moves_parse("R U R' U' (F B') D2", mv, QS_MAX_MOVES, NULL, 0);
+    qs_cube_apply_moves(&c, mv, n);
+    char facelets[55];
+    qs_cube_to_facelets(&c, facelets);
+    assert_line_solves(facelets, lines[0]);
+    free(out);
+
+    assert_int_equal(run("solve --scramble \"R U X\"", NULL, &out), 1);
+    assert_true(strncmp(out, "error: MOVE:", 12) == 0);
+    free(out);
+    /* Usage errors: exit 2. */
+    assert_int_equal(run("solve --metric nope", NULL, &out), 2);
+    free(out);
+    assert_int_equal(run("solve --time-ms -3", NULL, &out), 2);
+    free(out);
+    assert_int_equal(run("frobnicate", NULL, &out), 2);
+    free(out);
+    assert_int_equal(run("--version", NULL, &out), 0);
+    assert_true(strstr(out, QS_VERSION) != NULL);
+    free(out);
+}
+
+static void test_random_and_bench(void **state)
+{
+    (void)state;
+    char *out, *lines[64];
+    assert_int_equal(run("random 20 --seed 7", NULL, &out), 0);
+    int n = lines_of(out, lines, 64);
+    assert_int_equal(n, 20);
+    char text[20 * 56 + 1] = "";
+    for (int i = 0; i < n; i++) {
+        qs_cube c;
+        assert_int_equal(qs_cube_from_facelets(lines[i], &c, NULL, 0), QS_OK);
+        strcat(text, lines[i]);
+        strcat(text, "\n");
+    }
+    free(out);
+    /* bench verifies every solution; all must pass. */
+    assert_int_equal(run("bench - --metric axht --time-ms 5", text, &out), 0);
+    assert_non_null(strstr(out, "solved: 20 of 20 (0 failed)"));
+    free(out);
+    /* A file with a broken line fails with its line number. */
+    assert_int_equal(run("bench - --time-ms 5",
+                         "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBF\n",
+                         &out),
+                     1);
+    assert_non_null(strstr(out, "line 1: COLOR_COUNT"));
+    free(out);
+}
+
+static void test_tables_info(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(run("tables info --metric htm", NULL, &out), 0);
+    assert_non_null(strstr(out, "phase1"));
+    assert_non_null(strstr(out, "phase2"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stdin_one_line_per_input),
+        cmocka_unit_test(test_arguments_json_and_metrics),
+        cmocka_unit_test(test_scramble_and_errors),
+        cmocka_unit_test(test_random_and_bench),
+        cmocka_unit_test(test_tables_info),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
