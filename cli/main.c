@@ -1,8 +1,8 @@
 /*
  * main.c - entry point of the quadsolve command-line tool: dispatches to
- * the subcommands (solve, bench, random, tables) and prints help and
- * version. Exit status 0 means success, 1 a failed input or check, 2 a
- * usage error, 130 an interrupt.
+ * the subcommands (solve, bench, random, tables, evaluate) and prints
+ * help and version. Exit status 0 means success, 1 a failed input or
+ * check, 2 a usage error, 130 an interrupt.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -51,6 +51,23 @@ void cli_usage(FILE *out)
         "  Tables live in $QUADSOLVE_TABLES, else $XDG_CACHE_HOME/quadsolve,\n"
         "  else ~/.cache/quadsolve.\n"
         "\n"
+        "quadsolve evaluate [OPTIONS] [MOVES...]\n"
+        "  Plans how a quad-arm robot executes the cube-frame MOVES (any\n"
+        "  metric, pairs allowed): tilts, parallel and full regrips, and\n"
+        "  checks the plan step by step. Without MOVES, reads lines\n"
+        "  'FACELETS MOVES' or 'MOVES' from standard input. Prints one line\n"
+        "  per input: robot_moves=N ... cost_ms=T: STEPS, or 'error: ...'.\n"
+        "  Robot steps: R (R L') turns, tRL tFB tilts, +rF a regrip beside\n"
+        "  a step, rF alone a full regrip (see docs/robot-model.md).\n"
+        "    --profile NAME|PATH  timing: default, lego, servo or a JSON\n"
+        "                       file (default: default)\n"
+        "    --objective moves|time  fewest robot moves first, or least\n"
+        "                       time first (default moves)\n"
+        "    --facelets F       the cube the moves must solve (default: the\n"
+        "                       cube they solve, i.e. their inverse)\n"
+        "    --scramble S       the cube S makes from the solved cube\n"
+        "    --json             one JSON object per input\n"
+        "\n"
         "quadsolve --help | --version\n"
         "\n"
         "Move notation: U R F D L B with '' (quarter turn clockwise), '2' or\n"
@@ -93,5 +110,7 @@ int main(int argc, char **argv)
         return cmd_random(argc - 1, argv + 1);
     if (strcmp(cmd, "tables") == 0)
         return cmd_tables(argc - 1, argv + 1);
+    if (strcmp(cmd, "evaluate") == 0)
+        return cmd_evaluate(argc - 1, argv + 1);
     cli_usage_error("unknown command '%s'", cmd);
 }

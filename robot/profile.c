@@ -1,0 +1,393 @@
+/*
+ * profile.c - timing profiles: the built-in ones, strict JSON reading and
+ * writing, and the duration of one step.
+ *
+ * A profile file is checked completely before it is used: every duration
+ * present, numbers only, none negative or absurdly large, no unknown or
+ * repeated key, so a typo never silently falls back to a default.
+ */
+#include "robot.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The duration keys, in file order, and where they live in the struct. */
+static const struct {
+    const char *key;
+    size_t offset;
+} fields[] = {
+    {"quarter_ms", offsetof(robot_profile, quarter_ms)},
+    {"half_ms", offsetof(robot_profile, half_ms)},
+    {"pair_quarter_ms", offsetof(robot_profile, pair_quarter_ms)},
+    {"pair_half_ms", offsetof(robot_profile, pair_half_ms)},
+    {"tilt_ms", offsetof(robot_profile, tilt_ms)},
+    {"regrip_parallel_ms", offsetof(robot_profile, regrip_parallel_ms)},
+    {"regrip_ms", offsetof(robot_profile, regrip_ms)},
+    {"open_ms", offsetof(robot_profile, open_ms)},
+    {"close_ms", offsetof(robot_profile, close_ms)},
+    {"settle_ms", offsetof(robot_profile, settle_ms)},
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+/* Built-in profiles; docs/robot-model.md says where the numbers come from.
+ * They are defaults to be replaced by measurements of a real robot. */
+static const robot_profile builtins[] = {
+    /* A fast stepper-driven quad-arm robot: quarter turns of ~55 ms, a
+     * tilt of about two quarter turns, a regrip of open + rotate + close.
+     * Regrips beside a move mostly hide behind it. */
+    {.name = "default",
+     .quarter_ms = 55,
+     .half_ms = 90,
+     .pair_quarter_ms = 60,
+     .pair_half_ms = 95,
+     .tilt_ms = 110,
+     .regrip_parallel_ms = 10,
+     .regrip_ms = 85,
+     .open_ms = 15,
+     .close_ms = 15,
+     .settle_ms = 5},
+    /* SquidCuber's LEGO motors: 36 ms per quarter turn, 99 ms per half
+     * turn; parallel pairs take as long as their slower face; the rest
+     * scaled from the quarter turn. */
+    {.name = "lego",
+     .quarter_ms = 36,
+     .half_ms = 99,
+     .pair_quarter_ms = 36,
+     .pair_half_ms = 99,
+     .tilt_ms = 72,
+     .regrip_parallel_ms = 20,
+     .regrip_ms = 76,
+     .open_ms = 20,
+     .close_ms = 20,
+     .settle_ms = 0},
+    /* Hobby servos: every motion class takes 200-600 ms. */
+    {.name = "servo",
+     .quarter_ms = 250,
+     .half_ms = 450,
+     .pair_quarter_ms = 270,
+     .pair_half_ms = 470,
+     .tilt_ms = 500,
+     .regrip_parallel_ms = 200,
+     .regrip_ms = 600,
+     .open_ms = 200,
+     .close_ms = 200,
+     .settle_ms = 50},
+};
+
+static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
+{
+    if (detail && detail_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(detail, detail_len, fmt, ap);
+        va_end(ap);
+    }
+}
+
+const char *robot_profile_builtin_name(int i)
+{
+    return i >= 0 && i < (int)(sizeof builtins / sizeof builtins[0])
+               ? builtins[i].name
+               : NULL;
+}
+
+int robot_profile_builtin(const char *name, robot_profile *p)
+{
+    if (!name || !p)
+        return ROBOT_ERR_ARGUMENT;
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(builtins[i].name, name) == 0) {
+            *p = builtins[i];
+            return ROBOT_OK;
+        }
+    return ROBOT_ERR_PROFILE_NAME;
+}
+
+static double *field_ptr(robot_profile *p, size_t i)
+{
+    return (double *)((char *)p + fields[i].offset);
+}
+
+static const char *type_name(const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "invalid";
+}
+
+/* Line and column of position pos in text, for syntax errors. */
+static void line_col(const char *text, const char *pos, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *c = text; c < pos && *c; c++) {
+        if (*c == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+/* Checks one key-value pair into *p; returns ROBOT_OK or the error. */
+static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
+                       char *detail, size_t detail_len)
+{
+    const char *key = item->string;
+    if (strcmp(key, "name") == 0 || strcmp(key, "description") == 0) {
+        if (!cJSON_IsString(item)) {
+            set_detail(detail, detail_len, "\"%s\" must be a string, not %s",
+                       key, type_name(item));
+            return ROBOT_ERR_PROFILE_TYPE;
+        }
+        if (key[0] == 'n') {
+            if (strlen(item->valuestring) >= sizeof p->name) {
+                set_detail(detail, detail_len,
+                           "\"name\" is longer than %zu characters",
+                           sizeof p->name - 1);
+                return ROBOT_ERR_PROFILE_VALUE;
+            }
+            /* Zero the tail so equal profiles compare equal bytewise. */
+            memset(p->name, 0, sizeof p->name);
+            memcpy(p->name, item->valuestring, strlen(item->valuestring));
+        }
+        return ROBOT_OK;
+    }
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        if (strcmp(key, fields[i].key) != 0)
+            continue;
+        if (!cJSON_IsNumber(item)) {
+            set_detail(detail, detail_len,
+                       "\"%s\" must be a number of milliseconds, not %s", key,
+                       type_name(item));
+            return ROBOT_ERR_PROFILE_TYPE;
+        }
+        double v = item->valuedouble;
+        if (!isfinite(v) || v < 0 || v > ROBOT_PROFILE_MAX_MS) {
+            set_detail(detail, detail_len,
+                       "\"%s\" is %g; durations must be in 0..%g ms", key, v,
+                       ROBOT_PROFILE_MAX_MS);
+            return ROBOT_ERR_PROFILE_VALUE;
+        }
+        *field_ptr(p, i) = v;
+        *seen |= 1u << i;
+        return ROBOT_OK;
+    }
+    set_detail(detail, detail_len, "unknown key \"%s\"", key);
+    return ROBOT_ERR_PROFILE_KEY;
+}
+
+int robot_profile_parse(const char *json, robot_profile *p, char *detail,
+                        size_t detail_len)
+{
+    if (detail && detail_len > 0)
+        detail[0] = '\0';
+    if (!json || !p) {
+        set_detail(detail, detail_len, "invalid arguments");
+        return ROBOT_ERR_ARGUMENT;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(json, &end, 1);
+    if (!root) {
+        int line, col;
+        line_col(json, end ? end : json, &line, &col);
+        set_detail(detail, detail_len, "invalid JSON at line %d, column %d",
+                   line, col);
+        return ROBOT_ERR_PROFILE_JSON;
+    }
+    if (!cJSON_IsObject(root)) {
+        set_detail(detail, detail_len, "expected a JSON object, found %s",
+                   type_name(root));
+        cJSON_Delete(root);
+        return ROBOT_ERR_PROFILE_JSON;
+    }
+    robot_profile q;
+    memset(&q, 0, sizeof q);
+    snprintf(q.name, sizeof q.name, "custom");
+    unsigned seen = 0;
+    int rc = ROBOT_OK;
+    for (const cJSON *item = root->child; item && rc == ROBOT_OK;
+         item = item->next) {
+        /* cJSON keeps repeated keys; which one counts would be a guess. */
+        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
+            if (strcmp(prev->string, item->string) == 0) {
+                set_detail(detail, detail_len, "key \"%s\" appears twice",
+                           item->string);
+                rc = ROBOT_ERR_PROFILE_KEY;
+                break;
+            }
+        if (rc == ROBOT_OK)
+            rc = read_member(item, &q, &seen, detail, detail_len);
+    }
+    cJSON_Delete(root);
+    if (rc != ROBOT_OK)
+        return rc;
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (!(seen >> i & 1)) {
+            set_detail(detail, detail_len, "missing duration \"%s\"",
+                       fields[i].key);
+            return ROBOT_ERR_PROFILE_MISSING;
+        }
+    *p = q;
+    return ROBOT_OK;
+}
+
+/* Reads a whole file of at most 1 MiB into a NUL-terminated buffer. */
+static int read_file(const char *path, char **text, char *detail,
+                     size_t detail_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_detail(detail, detail_len, "%s: %s", path, strerror(errno));
+        return errno == ENOENT ? ROBOT_ERR_PROFILE_NAME : ROBOT_ERR_PROFILE_IO;
+    }
+    size_t cap = 1u << 20, n;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        return ROBOT_ERR_NOMEM;
+    }
+    n = fread(buf, 1, cap + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || n > cap) {
+        free(buf);
+        set_detail(detail, detail_len, "%s: %s", path,
+                   bad ? "read error" : "larger than 1 MiB");
+        return ROBOT_ERR_PROFILE_IO;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        free(buf);
+        set_detail(detail, detail_len, "%s: contains a NUL byte", path);
+        return ROBOT_ERR_PROFILE_JSON;
+    }
+    *text = buf;
+    return ROBOT_OK;
+}
+
+int robot_profile_load(const char *path, robot_profile *p, char *detail,
+                       size_t detail_len)
+{
+    char *text = NULL, inner[256];
+    if (detail && detail_len > 0)
+        detail[0] = '\0';
+    if (!path || !p)
+        return ROBOT_ERR_ARGUMENT;
+    int rc = read_file(path, &text, detail, detail_len);
+    if (rc == ROBOT_ERR_PROFILE_NAME)
+        rc = ROBOT_ERR_PROFILE_IO; /* a path was given: reading failed */
+    if (rc != ROBOT_OK)
+        return rc;
+    robot_profile q;
+    rc = robot_profile_parse(text, &q, inner, sizeof inner);
+    free(text);
+    if (rc != ROBOT_OK) {
+        set_detail(detail, detail_len, "%s: %s", path, inner);
+        return rc;
+    }
+    if (strcmp(q.name, "custom") == 0) {
+        memset(q.name, 0, sizeof q.name);
+        snprintf(q.name, sizeof q.name, "%.*s", (int)sizeof q.name - 1, path);
+    }
+    *p = q;
+    return ROBOT_OK;
+}
+
+int robot_profile_select(const char *spec, robot_profile *p, char *detail,
+                         size_t detail_len)
+{
+    if (detail && detail_len > 0)
+        detail[0] = '\0';
+    if (!spec || !p)
+        return ROBOT_ERR_ARGUMENT;
+    if (robot_profile_builtin(spec, p) == ROBOT_OK)
+        return ROBOT_OK;
+    int looks_like_path = strchr(spec, '/') != NULL ||
+                          (strlen(spec) > 5 &&
+                           strcmp(spec + strlen(spec) - 5, ".json") == 0);
+    FILE *f = fopen(spec, "rb");
+    if (!f && errno == ENOENT && !looks_like_path) {
+        set_detail(detail, detail_len,
+                   "no profile '%s' (built-in: default, lego, servo; or a "
+                   "JSON file path)",
+                   spec);
+        return ROBOT_ERR_PROFILE_NAME;
+    }
+    if (f)
+        fclose(f);
+    return robot_profile_load(spec, p, detail, detail_len);
+}
+
+int robot_profile_to_json(const robot_profile *p, char *out, size_t out_len)
+{
+    if (!p || !out || out_len == 0)
+        return ROBOT_ERR_ARGUMENT;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return ROBOT_ERR_NOMEM;
+    int ok = cJSON_AddStringToObject(o, "name", p->name) != NULL;
+    for (size_t i = 0; i < N_FIELDS && ok; i++)
+        ok = cJSON_AddNumberToObject(
+                 o, fields[i].key,
+                 *(const double *)((const char *)p + fields[i].offset)) !=
+             NULL;
+    char *text = ok ? cJSON_Print(o) : NULL;
+    cJSON_Delete(o);
+    if (!text)
+        return ROBOT_ERR_NOMEM;
+    size_t len = strlen(text);
+    int rc = len < out_len ? (int)len : ROBOT_ERR_BUFFER;
+    if (len < out_len)
+        memcpy(out, text, len + 1);
+    else
+        out[0] = '\0';
+    cJSON_free(text);
+    return rc;
+}
+
+int64_t robot_step_us(const robot_profile *p, const robot_step *s)
+{
+    double ms;
+    if (!p || !s || robot_step_op(s) < 0)
+        return -1;
+    switch (s->kind) {
+    case ROBOT_STEP_TURN:
+        if (s->arg < 18)
+            ms = s->arg % 3 == 1 ? p->half_ms : p->quarter_ms;
+        else
+            /* A pair is as slow as a half turn if either face turns half. */
+            ms = ((s->arg - 18) % 9 / 3 == 1 || (s->arg - 18) % 3 == 1)
+                     ? p->pair_half_ms
+                     : p->pair_quarter_ms;
+        if (s->regrips)
+            ms += p->regrip_parallel_ms;
+        break;
+    case ROBOT_STEP_TILT:
+        ms = p->open_ms + p->tilt_ms + p->close_ms;
+        break;
+    default:
+        ms = p->regrip_ms;
+        break;
+    }
+    return llround((ms + p->settle_ms) * 1000.0);
+}

@@ -1,0 +1,324 @@
+/*
+ * robot.h - public interface of the quad-arm robot model (library
+ * qs_robot): the single source of truth for how a four-gripper robot
+ * executes a solution.
+ *
+ * The robot holds the cube with grippers on its R, L, F and B faces (robot
+ * frame) and cannot turn U or D; it tilts the cube instead. A gripper that
+ * has made a quarter turn stands across its face and must be regripped
+ * (open, rotate back, close) before the other axis may stand across too.
+ * The mechanics follow qphase (Elias Frantar's solver for the Cuboth robot)
+ * so robot-move counts are comparable with it; docs/robot-model.md has the
+ * picture, the notation and every rule.
+ *
+ * The library offers: the gripper-state automaton with its 7-bit statesets
+ * (forward and inverse transitions, for searches), the 24 orientations and
+ * the cube-frame to robot-frame move mapping (robot_model), the robot
+ * notation, timing profiles, the planner robot_plan that executes a
+ * cube-frame solution with the fewest robot moves (or the least time), and
+ * the independent checker robot_check that replays a plan step by step.
+ *
+ * Conventions: public names start with robot_ / ROBOT_; functions return
+ * ROBOT_OK (0) or a negative robot_error; buffers belong to the caller;
+ * nothing is global, the tables live in a caller-owned robot_model.
+ */
+#ifndef QS_ROBOT_H
+#define QS_ROBOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quadsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    ROBOT_OK = 0,
+    ROBOT_ERR_ARGUMENT = -1,      /* NULL pointer or value out of range */
+    ROBOT_ERR_NOMEM = -2,         /* memory allocation failed */
+    ROBOT_ERR_BUFFER = -3,        /* the caller's buffer is too small */
+    ROBOT_ERR_MOVE = -4,          /* a cube-frame move out of range */
+    ROBOT_ERR_TOO_LONG = -5,      /* more than ROBOT_MAX_MOVES moves */
+    ROBOT_ERR_SYNTAX = -6,        /* robot notation that does not parse */
+    ROBOT_ERR_PROFILE_NAME = -7,  /* no such built-in profile or file */
+    ROBOT_ERR_PROFILE_IO = -8,    /* profile file cannot be read */
+    ROBOT_ERR_PROFILE_JSON = -9,  /* profile is not a JSON object */
+    ROBOT_ERR_PROFILE_KEY = -10,  /* unknown or repeated key */
+    ROBOT_ERR_PROFILE_TYPE = -11, /* a value of the wrong JSON type */
+    ROBOT_ERR_PROFILE_VALUE = -12, /* negative or too large duration */
+    ROBOT_ERR_PROFILE_MISSING = -13, /* a required duration is absent */
+    ROBOT_ERR_STEP = -14,         /* a malformed step (U/D turn, regrip of
+                                     a turning gripper, empty regrip...) */
+    ROBOT_ERR_SUPPORT = -15,      /* no stationary gripper holds the cube */
+    ROBOT_ERR_COLLISION = -16,    /* grippers across on both axes */
+    ROBOT_ERR_NOT_SOLVED = -17,   /* the cube is not solved at the end */
+    ROBOT_ERR_COUNT = -18,        /* a plan's counts or cost are wrong */
+} robot_error;
+
+/* A human-readable message for an error code. */
+const char *robot_strerror(int err);
+/* A short stable identifier for an error code, e.g. "COLLISION" (used in
+ * the CLI's "error: CODE: message" lines). */
+const char *robot_errcode(int err);
+
+/* ------------------------------------------------------------- grippers */
+
+/* Grippers, by the robot face they hold; bit (1 << g) in gripper masks. */
+enum {
+    ROBOT_GRIP_R = 0,
+    ROBOT_GRIP_L = 1,
+    ROBOT_GRIP_F = 2,
+    ROBOT_GRIP_B = 3,
+    ROBOT_GRIPPERS = 4
+};
+#define ROBOT_MASK_RL 0x3u
+#define ROBOT_MASK_FB 0xcu
+
+/* Gripper states: which grippers stand across their face ("blocked" in
+ * qphase). At most one axis may have grippers across, so there are 7. The
+ * numbering is qphase's, so statesets are the same 7-bit masks:
+ *   0 none   1 L   2 R   3 R+L   4 F   5 B   6 F+B   (across) */
+#define ROBOT_STATES 7
+#define ROBOT_STATESETS 128
+/* The stateset of a solve's start: only state 0 (all grippers neutral). */
+#define ROBOT_DEFAULTSET 1
+
+/* The mask of grippers across their face in a state (0..6). */
+unsigned robot_state_across(int state);
+/* The state with exactly the grippers of `across` across, or -1 when that
+ * is a collision (grippers across on both axes) or not a 4-bit mask. */
+int robot_state_of(unsigned across);
+/* qphase's name of a state: the faces NOT blocked, e.g. "RLFB" for state
+ * 0, "FB" for state 3; "?" out of range. */
+const char *robot_state_name(int state);
+
+/* ---------------------------------------------------------------- steps */
+
+/* Automaton operations: robot-frame turns are qs_move numbers 0..44 read
+ * in the robot frame (only those on R, L, F, B ever apply), then the two
+ * tilts and "any full regrip". */
+#define ROBOT_OP_TILT_RL 45
+#define ROBOT_OP_TILT_FB 46
+#define ROBOT_OP_REGRIP 47
+#define ROBOT_OPS 48
+
+typedef enum {
+    ROBOT_STEP_TURN = 0,   /* a face turn or parallel pair */
+    ROBOT_STEP_TILT = 1,   /* a cube rotation by one axis of grippers */
+    ROBOT_STEP_REGRIP = 2, /* a full regrip: a step of its own */
+} robot_step_kind;
+
+/* tRL: the R and L grippers turn the cube like R (F goes to U, the "x"
+ * rotation) while F and B let go. tFB: F and B turn it like F (U goes to
+ * R, "z") while R and L let go. One direction each, as in qphase. */
+typedef enum { ROBOT_TILT_RL = 0, ROBOT_TILT_FB = 1 } robot_tilt;
+
+/* One robot operation. regrips is a gripper mask: for a turn or tilt the
+ * grippers regripped in parallel with it, for a full regrip the grippers
+ * it regrips (at least one). A regrip rotates a gripper by a quarter turn
+ * while it is open: back to neutral, or across ahead of a quarter turn. */
+typedef struct {
+    uint8_t kind;    /* robot_step_kind */
+    uint8_t arg;     /* TURN: robot-frame qs_move on R, L, F or B;
+                        TILT: robot_tilt; REGRIP: 0 */
+    uint8_t regrips; /* gripper mask, bit (1 << ROBOT_GRIP_x) */
+} robot_step;
+
+/* The automaton operation of a step (0..47), or -1 for a malformed step
+ * (kind or arg out of range). */
+int robot_step_op(const robot_step *s);
+
+/* Parses robot notation: steps separated by blanks,
+ *   turn:   R  L2  F'  (R L')  (F2 B)         only R L F B faces
+ *   tilt:   tRL  tFB
+ *   full regrip:  rL   rR+rL   (r + gripper, more joined by '+')
+ * and a turn or tilt may carry parallel regrips: "R+rL", "(R L)+rF",
+ * "tRL+rF+rB". Returns the number of steps or ROBOT_ERR_SYNTAX (detail
+ * names the token and column) or ROBOT_ERR_BUFFER when more than max.
+ * Legality is not checked here (see robot_sim_step). */
+int robot_steps_parse(const char *text, robot_step *steps, int max,
+                      char *detail, size_t detail_len);
+/* Prints steps in the notation above, separated by single spaces,
+ * regrips in the order R L F B. Returns the length written (without NUL),
+ * ROBOT_ERR_BUFFER, or ROBOT_ERR_STEP for a step that has no spelling. */
+int robot_steps_format(const robot_step *steps, int n, char *out,
+                       size_t out_len);
+
+/* ---------------------------------------------------------------- model */
+
+/* The 24 ways the robot holds the cube. Orientation o has cube face
+ * o / 4 (URFDLB order) at robot U, and at robot F the (o % 4)-th of the
+ * four faces adjacent to it in the order F R B L U D. Orientation 0 is
+ * home: every cube face at the robot position of the same name. */
+#define ROBOT_ORIENTATIONS 24
+/* to_robot entry of a cube move on the faces at robot U and D. */
+#define ROBOT_NO_MOVE 255
+
+/* The tables of the model, built by robot_model_init (immutable after).
+ * Positions and faces are numbered U R F D L B = 0..5 as in quadsolve.h. */
+typedef struct {
+    /* next_state[s][op][regrips]: the state after op with that parallel
+     * regrip mask (for ROBOT_OP_REGRIP: the regripped grippers, 0 = no-op
+     * as in qphase) from state s, or -1 when not allowed. */
+    int8_t next_state[ROBOT_STATES][ROBOT_OPS][16];
+    /* safe[s][op][regrips]: 1 when a legal turn is held by at least two
+     * grippers that neither turn, regrip nor stand across (qphase's
+     * "safe" move); 0 otherwise and for tilts and full regrips. */
+    uint8_t safe[ROBOT_STATES][ROBOT_OPS][16];
+    /* Stateset automaton: nextset[S][op] is every state reachable from a
+     * state in S by op with some regrips; nextiset[S][op] every state from
+     * which op reaches a state in S (for inverse searches). */
+    uint8_t nextset[ROBOT_STATESETS][ROBOT_OPS];
+    uint8_t nextiset[ROBOT_STATESETS][ROBOT_OPS];
+    /* face_at[o][p]: the cube face at robot position p. */
+    uint8_t face_at[ROBOT_ORIENTATIONS][6];
+    /* tilt[o][t]: the orientation after tilt t. */
+    uint8_t tilt[ROBOT_ORIENTATIONS][2];
+    /* to_robot[o][m]: the robot-frame turn doing cube-frame move m, or
+     * ROBOT_NO_MOVE when m is on the axis at robot U-D. to_cube is the
+     * inverse (defined for all 45 robot-frame moves). */
+    uint8_t to_robot[ROBOT_ORIENTATIONS][QS_MOVE_COUNT];
+    uint8_t to_cube[ROBOT_ORIENTATIONS][QS_MOVE_COUNT];
+} robot_model;
+
+/* Builds every table of *m (a few microseconds; no allocation). */
+void robot_model_init(robot_model *m);
+/* The orientation with cube face `up` at robot U and `front` at robot F,
+ * or -1 when they are equal or opposite or out of range. */
+int robot_orientation(int up, int front);
+
+/* -------------------------------------------------------------- profiles */
+
+/* Durations of a robot's motions in milliseconds (>= 0). A step lasts:
+ *   turn:         quarter/half/pair_quarter/pair_half
+ *                 + regrip_parallel if it carries regrips + settle
+ *   tilt:         open + tilt + close + settle (the released axis opens
+ *                 before and closes after; its regrips ride along free)
+ *   full regrip:  regrip + settle
+ * pair_half is for a pair with at least one half turn. */
+typedef struct {
+    char name[64];
+    double quarter_ms, half_ms;
+    double pair_quarter_ms, pair_half_ms;
+    double tilt_ms;
+    double regrip_parallel_ms, regrip_ms;
+    double open_ms, close_ms;
+    double settle_ms;
+} robot_profile;
+
+/* Longest duration a profile may give one motion (one minute). */
+#define ROBOT_PROFILE_MAX_MS 60000.0
+
+/* The built-in profiles by index ("default", "lego", "servo"); NULL past
+ * the last. */
+const char *robot_profile_builtin_name(int i);
+/* Copies built-in profile `name` into *p, or ROBOT_ERR_PROFILE_NAME. */
+int robot_profile_builtin(const char *name, robot_profile *p);
+/* Parses a JSON profile: an object with every duration key ("quarter_ms",
+ * "half_ms", "pair_quarter_ms", "pair_half_ms", "tilt_ms",
+ * "regrip_parallel_ms", "regrip_ms", "open_ms", "close_ms", "settle_ms")
+ * as a number in [0, ROBOT_PROFILE_MAX_MS], and optional string keys
+ * "name" and "description". Anything else is an error: ROBOT_ERR_PROFILE_
+ * JSON, _KEY (unknown or repeated), _TYPE, _VALUE or _MISSING, with detail
+ * naming the key. *p is written only on success; without "name" the name
+ * is "custom". */
+int robot_profile_parse(const char *json, robot_profile *p, char *detail,
+                        size_t detail_len);
+/* Reads and parses a profile file; its name defaults to the path.
+ * ROBOT_ERR_PROFILE_IO when it cannot be read, else as parse. */
+int robot_profile_load(const char *path, robot_profile *p, char *detail,
+                       size_t detail_len);
+/* A built-in name, else a file path. A spec that is neither a built-in
+ * name nor an existing file is ROBOT_ERR_PROFILE_NAME when it looks like
+ * a name (no '/' and no ".json"), ROBOT_ERR_PROFILE_IO otherwise. */
+int robot_profile_select(const char *spec, robot_profile *p, char *detail,
+                         size_t detail_len);
+/* Writes *p as a JSON object that robot_profile_parse reads back;
+ * returns the length or ROBOT_ERR_BUFFER / ROBOT_ERR_NOMEM. */
+int robot_profile_to_json(const robot_profile *p, char *out, size_t out_len);
+/* Duration of one step in microseconds (the ms total, rounded), or -1
+ * for a malformed step. */
+int64_t robot_step_us(const robot_profile *p, const robot_step *s);
+
+/* ------------------------------------------------------------- planning */
+
+#define ROBOT_MAX_MOVES QS_MAX_MOVES
+/* Room for any plan of ROBOT_MAX_MOVES moves. Fewest-moves plans need at
+ * most 4 steps per move (a full regrip to neutral, a tilt and a full
+ * regrip make any move possible); least-time plans of random 64-move
+ * sequences under extreme profiles stay below 2 steps per move. */
+#define ROBOT_MAX_STEPS (6 * ROBOT_MAX_MOVES)
+
+typedef enum {
+    ROBOT_OBJ_MOVES = 0, /* fewest robot moves, then least time */
+    ROBOT_OBJ_TIME = 1,  /* least time, then fewest robot moves */
+} robot_objective;
+
+/* A robot-frame execution of a solution. */
+typedef struct {
+    robot_step steps[ROBOT_MAX_STEPS];
+    int n;            /* steps */
+    int turns;        /* turn steps (faces and pairs) */
+    int tilts;
+    int full_regrips; /* regrips that could not run beside a move */
+    int robot_moves;  /* turns + tilts + full_regrips (= n) */
+    int safe;         /* turns held by two stationary neutral grippers */
+    double cost_ms;   /* sum of robot_step_us under the profile, in ms */
+} robot_schedule;
+
+/* Plans the best execution of cube-frame moves (0..44, pairs allowed, any
+ * metric) from the home orientation with neutral grippers: tilts where a
+ * move lies on the U-D axis (possibly earlier), parallel regrips, and full
+ * regrips only when unavoidable; each move is one turn step, as given.
+ * Minimises, in order: robot moves, time, then maximises safe turns, then
+ * fewest regripped grippers (ROBOT_OBJ_MOVES); ROBOT_OBJ_TIME swaps the
+ * first two. Exact (dynamic programming over orientation x gripper state).
+ * Returns ROBOT_OK, ROBOT_ERR_ARGUMENT, ROBOT_ERR_MOVE, ROBOT_ERR_TOO_LONG,
+ * ROBOT_ERR_NOMEM or ROBOT_ERR_BUFFER (a plan longer than ROBOT_MAX_STEPS;
+ * not seen in practice). About 3 ms for 64 moves. */
+int robot_plan(const robot_model *m, const robot_profile *p,
+               robot_objective obj, const qs_move *moves, int n,
+               robot_schedule *out);
+
+/* ------------------------------------------------------------- checking */
+
+/* The physical state a plan is replayed on, kept independently of
+ * robot_model: where each cube face points, how far each gripper has
+ * turned, and the cube. */
+typedef struct {
+    int8_t normal[6][3]; /* robot-frame unit normal of cube face f */
+    uint8_t quarters[ROBOT_GRIPPERS]; /* turned, mod 4; odd = across */
+    qs_cube cube;
+} robot_sim;
+
+/* Home orientation, neutral grippers, *cube (the cube being solved). */
+void robot_sim_init(robot_sim *s, const qs_cube *cube);
+/* The cube face at robot position p (0..5, URFDLB), or -1. */
+int robot_sim_face_at(const robot_sim *s, int p);
+/* The mask of grippers standing across their face. */
+unsigned robot_sim_across(const robot_sim *s);
+/* Executes one step when it is legal: a turn needs a neutral gripper on
+ * the other axis that does not regrip, and may regrip only grippers that
+ * do not turn; a tilt may regrip only the released axis; a full regrip
+ * needs a neutral gripper left holding; no step may end with grippers
+ * across on both axes. Returns ROBOT_OK (with *safe, if not NULL, 1 for a
+ * turn held by two stationary neutral grippers), or ROBOT_ERR_STEP,
+ * ROBOT_ERR_SUPPORT or ROBOT_ERR_COLLISION with *s unchanged and detail
+ * saying why. */
+int robot_sim_step(robot_sim *s, const robot_step *st, int *safe,
+                   char *detail, size_t detail_len);
+
+/* Replays a plan on *cube step by step with robot_sim_step and checks that
+ * every step is legal, the cube ends solved, and the plan's counts (and,
+ * when p is not NULL, cost_ms to the microsecond) are right. Shares no
+ * transition code with robot_plan. Returns ROBOT_OK or the first error,
+ * with detail naming the step. */
+int robot_check(const robot_schedule *plan, const qs_cube *cube,
+                const robot_profile *p, char *detail, size_t detail_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
