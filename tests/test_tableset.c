@@ -1,0 +1,140 @@
+/*
+ * test_tableset.c - opening real table sets (tables/tableset.c with the
+ * solver's own blobs): a damaged or truncated file is never used; it is
+ * rebuilt (and the rebuilt set solves cubes) or, with rebuilding off,
+ * reported with the specific error.
+ */
+#include "testutil.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* Copies the cached htm tables into a private directory. */
+static int setup(void **state)
+{
+    (void)state;
+    qtab_set *set = test_open_tables(QS_METRIC_HTM); /* fills the cache */
+    qtab_close(set);
+    snprintf(dir, sizeof dir, "/tmp/qs-tableset.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    for (int i = 0; i < qs_blob_count(QS_METRIC_HTM); i++) {
+        char from[1024], to[1024], cmd[2200];
+        qtab_blob_path(QS_METRIC_HTM, i, NULL, from, sizeof from);
+        qtab_blob_path(QS_METRIC_HTM, i, dir, to, sizeof to);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", from, to);
+        if (system(cmd) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) != 0;
+}
+
+static void quiet_options(qtab_options *o, int rebuild)
+{
+    qtab_options_default(o);
+    o->dir = dir;
+    o->quiet = 1;
+    o->progress = 0;
+    o->rebuild_corrupt = rebuild;
+}
+
+/* Flips one byte of blob i's payload. */
+static void damage(int blob, long offset)
+{
+    char path[1024];
+    qtab_blob_path(QS_METRIC_HTM, blob, dir, path, sizeof path);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, offset, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, offset, SEEK_SET);
+    fputc(c ^ 0x5a, f);
+    fclose(f);
+}
+
+static void solve_one(const qtab_set *set)
+{
+    char cubes[1][55];
+    test_read_bench("random-1k.txt", cubes, 1);
+    qs_cube c;
+    qs_cube_from_facelets(cubes[0], &c, NULL, 0);
+    qs_options o;
+    qs_options_default(&o);
+    qs_solution s[1];
+    int n;
+    assert_int_equal(qs_solve(qtab_set_tables(set), &c, &o, s, 1, &n, NULL),
+                     QS_OK);
+    test_assert_solves(&c, &s[0]);
+}
+
+static void test_damaged_payload(void **state)
+{
+    (void)state;
+    qtab_options o;
+    qtab_set *set = NULL;
+    damage(1, QTAB_HEADER_BYTES + 12345);
+
+    quiet_options(&o, 0);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_ERR_CHECKSUM);
+    assert_null(set);
+
+    quiet_options(&o, 1);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_stats st;
+    qtab_set_stats(set, &st);
+    assert_int_equal(st.generated, 1); /* only the damaged blob */
+    assert_int_equal(st.loaded, 1);
+    solve_one(set);
+    qtab_close(set);
+
+    /* The rebuilt file is sound on the next open. */
+    quiet_options(&o, 0);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_close(set);
+}
+
+static void test_truncated_and_header(void **state)
+{
+    (void)state;
+    qtab_options o;
+    qtab_set *set = NULL;
+    char path[1024];
+    qtab_blob_path(QS_METRIC_HTM, 1, dir, path, sizeof path);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(truncate(path, sb.st_size / 2), 0);
+    quiet_options(&o, 0);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_ERR_TRUNCATED);
+
+    quiet_options(&o, 1);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_close(set);
+
+    damage(1, 20); /* inside the header's checked fields */
+    quiet_options(&o, 0);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set),
+                     QTAB_ERR_HEADER_CHECKSUM);
+    quiet_options(&o, 1);
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    solve_one(set);
+    qtab_close(set);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_damaged_payload),
+        cmocka_unit_test(test_truncated_and_header),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
