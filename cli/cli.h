@@ -64,6 +64,11 @@ char *cli_strip(char *s);
 /* qs_errcode, plus "INTERNAL" for CLI_ERR_INTERNAL. */
 const char *cli_errcode(int err);
 
+/* Prints a JSON object on one line and frees it; when out of memory, prints
+ * an error object instead, so output lines stay in step with input lines. */
+struct cJSON;
+void cli_print_json(struct cJSON *o);
+
 /* Raised by SIGINT/SIGTERM once cli_install_signals has run; passed to the
  * solver as its cancel flag. */
 extern atomic_int cli_cancel;

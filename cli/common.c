@@ -11,6 +11,7 @@
 
 #include "cli.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -228,4 +229,17 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
     }
     r->rc = QS_OK;
     r->n = n;
+}
+
+void cli_print_json(cJSON *o)
+{
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    if (text) {
+        puts(text);
+        cJSON_free(text);
+    } else {
+        puts("{\"ok\":false,\"error\":{\"code\":\"NOMEM\",\"message\":"
+             "\"out of memory\"}}");
+    }
+    cJSON_Delete(o);
 }

@@ -160,16 +160,7 @@ static void print_json(const eval_ctx *c, const char *in,
                                                     ? "time"
                                                     : "moves");
     }
-    char *text = cJSON_PrintUnformatted(o);
-    if (text) {
-        puts(text);
-        cJSON_free(text);
-    } else {
-        /* Out of memory while printing: keep the line count right. */
-        puts("{\"ok\":false,\"error\":{\"code\":\"NOMEM\",\"message\":"
-             "\"out of memory\"}}");
-    }
-    cJSON_Delete(o);
+    cli_print_json(o);
 }
 
 static int report(const eval_ctx *c, const char *in, const eval_result *r,

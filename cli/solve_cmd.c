@@ -65,16 +65,7 @@ static void print_json(const char *in, qs_metric metric,
             cJSON_AddItemToArray(sols, s);
         }
     }
-    char *text = cJSON_PrintUnformatted(o);
-    if (text) {
-        puts(text);
-        cJSON_free(text);
-    } else {
-        /* Out of memory while printing: keep the line count right. */
-        puts("{\"ok\":false,\"error\":{\"code\":\"NOMEM\",\"message\":"
-             "\"out of memory\"}}");
-    }
-    cJSON_Delete(o);
+    cli_print_json(o);
 }
 
 static void print_text(const cli_result *r)

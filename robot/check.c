@@ -10,6 +10,7 @@
  * the evidence that both are right.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -24,18 +25,6 @@ static const int8_t position_dir[6][3] = {{0, 1, 0},  {1, 0, 0},
                                           {0, 0, 1},  {0, -1, 0},
                                           {-1, 0, 0}, {0, 0, -1}};
 
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
-{
-    if (detail && detail_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, detail_len, fmt, ap);
-        va_end(ap);
-    }
-}
 
 void robot_sim_init(robot_sim *s, const qs_cube *cube)
 {
@@ -130,7 +119,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
     char b1[16];
     int pos[2], q[2], grip[2];
     if (st->arg >= QS_MOVE_COUNT) {
-        set_detail(detail, detail_len, "turn %d is no move", st->arg);
+        robot_set_detail(detail, detail_len, "turn %d is no move", st->arg);
         return ROBOT_ERR_STEP;
     }
     int k = turn_faces(st->arg, pos, q);
@@ -138,7 +127,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
     for (int i = 0; i < k; i++) {
         grip[i] = gripper_at(pos[i]);
         if (grip[i] < 0) {
-            set_detail(detail, detail_len,
+            robot_set_detail(detail, detail_len,
                        "robot %c has no gripper: U and D need a tilt",
                        face_names[pos[i]]);
             return ROBOT_ERR_STEP;
@@ -147,7 +136,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
     }
     unsigned regrips = st->regrips;
     if (regrips & moving) {
-        set_detail(detail, detail_len, "%s cannot turn and regrip at once",
+        robot_set_detail(detail, detail_len, "%s cannot turn and regrip at once",
                    names(regrips & moving, b1));
         return ROBOT_ERR_STEP;
     }
@@ -160,7 +149,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
             !(s->quarters[g] & 1))
             holders |= 1u << g;
     if (!holders) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "no neutral, closed gripper on the %s axis holds the cube",
                    grip[0] <= ROBOT_GRIP_L ? "F-B" : "R-L");
         return ROBOT_ERR_SUPPORT;
@@ -173,7 +162,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
         if (regrips >> g & 1)
             after[g] = (uint8_t)((after[g] + 1) & 3);
     if (collides(after)) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "grippers would stand across on both axes");
         return ROBOT_ERR_COLLISION;
     }
@@ -226,14 +215,14 @@ static int sim_tilt(robot_sim *s, const robot_step *st, char *detail,
 {
     char b1[16];
     if (st->arg > ROBOT_TILT_FB) {
-        set_detail(detail, detail_len, "tilt %d does not exist", st->arg);
+        robot_set_detail(detail, detail_len, "tilt %d does not exist", st->arg);
         return ROBOT_ERR_STEP;
     }
     unsigned tilting = st->arg == ROBOT_TILT_RL
                            ? (1u << ROBOT_GRIP_R | 1u << ROBOT_GRIP_L)
                            : (1u << ROBOT_GRIP_F | 1u << ROBOT_GRIP_B);
     if (st->regrips & tilting) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "%s turns the cube and cannot regrip during the tilt",
                    names(st->regrips & tilting, b1));
         return ROBOT_ERR_STEP;
@@ -243,7 +232,7 @@ static int sim_tilt(robot_sim *s, const robot_step *st, char *detail,
         after[g] = (uint8_t)((s->quarters[g] +
                               ((tilting | st->regrips) >> g & 1)) & 3);
     if (collides(after)) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "grippers would stand across on both axes");
         return ROBOT_ERR_COLLISION;
     }
@@ -256,14 +245,14 @@ static int sim_regrip(robot_sim *s, const robot_step *st, char *detail,
                       size_t detail_len)
 {
     if (st->arg != 0 || st->regrips == 0) {
-        set_detail(detail, detail_len, "a full regrip must regrip someone");
+        robot_set_detail(detail, detail_len, "a full regrip must regrip someone");
         return ROBOT_ERR_STEP;
     }
     int holder = 0;
     for (int g = 0; g < ROBOT_GRIPPERS; g++)
         holder |= !(st->regrips >> g & 1) && !(s->quarters[g] & 1);
     if (!holder) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "no neutral gripper stays closed to hold the cube");
         return ROBOT_ERR_SUPPORT;
     }
@@ -271,7 +260,7 @@ static int sim_regrip(robot_sim *s, const robot_step *st, char *detail,
     for (int g = 0; g < ROBOT_GRIPPERS; g++)
         after[g] = (uint8_t)((s->quarters[g] + (st->regrips >> g & 1)) & 3);
     if (collides(after)) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "grippers would stand across on both axes");
         return ROBOT_ERR_COLLISION;
     }
@@ -289,7 +278,7 @@ int robot_sim_step(robot_sim *s, const robot_step *st, int *safe,
     if (!s || !st)
         return ROBOT_ERR_ARGUMENT;
     if (st->regrips & ~0xfu) {
-        set_detail(detail, detail_len, "regrip mask 0x%x names no gripper",
+        robot_set_detail(detail, detail_len, "regrip mask 0x%x names no gripper",
                    st->regrips);
         return ROBOT_ERR_STEP;
     }
@@ -301,7 +290,7 @@ int robot_sim_step(robot_sim *s, const robot_step *st, int *safe,
     case ROBOT_STEP_REGRIP:
         return sim_regrip(s, st, detail, detail_len);
     default:
-        set_detail(detail, detail_len, "step kind %d does not exist",
+        robot_set_detail(detail, detail_len, "step kind %d does not exist",
                    st->kind);
         return ROBOT_ERR_STEP;
     }
@@ -316,7 +305,7 @@ int robot_check(const robot_schedule *plan, const qs_cube *cube,
     if (!plan || !cube)
         return ROBOT_ERR_ARGUMENT;
     if (plan->n < 0 || plan->n > ROBOT_MAX_STEPS) {
-        set_detail(detail, detail_len, "%d steps", plan->n);
+        robot_set_detail(detail, detail_len, "%d steps", plan->n);
         return ROBOT_ERR_COUNT;
     }
     robot_sim s;
@@ -330,7 +319,7 @@ int robot_check(const robot_schedule *plan, const qs_cube *cube,
         if (rc != ROBOT_OK) {
             if (robot_steps_format(st, 1, text, sizeof text) < 0)
                 snprintf(text, sizeof text, "?");
-            set_detail(detail, detail_len, "step %d (%s): %s", i + 1, text,
+            robot_set_detail(detail, detail_len, "step %d (%s): %s", i + 1, text,
                        why);
             return rc;
         }
@@ -342,7 +331,7 @@ int robot_check(const robot_schedule *plan, const qs_cube *cube,
             us += robot_step_us(p, st);
     }
     if (!qs_cube_is_solved(&s.cube)) {
-        set_detail(detail, detail_len, "the cube is not solved after %d steps",
+        robot_set_detail(detail, detail_len, "the cube is not solved after %d steps",
                    plan->n);
         return ROBOT_ERR_NOT_SOLVED;
     }
@@ -350,7 +339,7 @@ int robot_check(const robot_schedule *plan, const qs_cube *cube,
         plan->full_regrips != regrips ||
         plan->robot_moves != turns + tilts + regrips ||
         plan->safe != safe_turns) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "plan says %d turns, %d tilts, %d full regrips, %d robot "
                    "moves, %d safe; replay finds %d, %d, %d, %d, %d",
                    plan->turns, plan->tilts, plan->full_regrips,
@@ -360,7 +349,7 @@ int robot_check(const robot_schedule *plan, const qs_cube *cube,
     }
     /* Durations are whole microseconds, so the totals compare exactly. */
     if (p && llround(plan->cost_ms * 1000.0) != us) {
-        set_detail(detail, detail_len, "plan says %.3f ms, replay finds %.3f",
+        robot_set_detail(detail, detail_len, "plan says %.3f ms, replay finds %.3f",
                    plan->cost_ms, (double)us / 1000.0);
         return ROBOT_ERR_COUNT;
     }

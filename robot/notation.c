@@ -12,6 +12,7 @@
  * printed in the order R L F B and may not repeat.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,10 +25,7 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t';
 }
 
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
+void robot_set_detail(char *detail, size_t detail_len, const char *fmt, ...)
 {
     if (detail && detail_len > 0) {
         va_list ap;
@@ -128,7 +126,7 @@ int robot_steps_parse(const char *text, robot_step *steps, int max,
     if (detail && detail_len > 0)
         detail[0] = '\0';
     if (!text || max < 0 || (max > 0 && !steps)) {
-        set_detail(detail, detail_len, "invalid arguments");
+        robot_set_detail(detail, detail_len, "invalid arguments");
         return ROBOT_ERR_ARGUMENT;
     }
     const char *p = text;
@@ -142,7 +140,7 @@ int robot_steps_parse(const char *text, robot_step *steps, int max,
         const char *why = read_step(p, end, &s);
         if (why) {
             int len = (int)(end - p);
-            set_detail(detail, detail_len,
+            robot_set_detail(detail, detail_len,
                        "bad step \"%.*s%s\" at column %d: %s",
                        len > 32 ? 32 : len, p, len > 32 ? "..." : "",
                        (int)(p - text) + 1, why);
@@ -155,7 +153,7 @@ int robot_steps_parse(const char *text, robot_step *steps, int max,
         p = end;
     }
     if (n > max) {
-        set_detail(detail, detail_len, "%d steps, at most %d allowed", n, max);
+        robot_set_detail(detail, detail_len, "%d steps, at most %d allowed", n, max);
         return ROBOT_ERR_BUFFER;
     }
     return n;

@@ -7,6 +7,7 @@
  * repeated key, so a typo never silently falls back to a default.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -79,18 +80,6 @@ static const robot_profile builtins[] = {
      .settle_ms = 50},
 };
 
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
-{
-    if (detail && detail_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, detail_len, fmt, ap);
-        va_end(ap);
-    }
-}
 
 const char *robot_profile_builtin_name(int i)
 {
@@ -155,13 +144,13 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
     const char *key = item->string;
     if (strcmp(key, "name") == 0 || strcmp(key, "description") == 0) {
         if (!cJSON_IsString(item)) {
-            set_detail(detail, detail_len, "\"%s\" must be a string, not %s",
+            robot_set_detail(detail, detail_len, "\"%s\" must be a string, not %s",
                        key, type_name(item));
             return ROBOT_ERR_PROFILE_TYPE;
         }
         if (key[0] == 'n') {
             if (strlen(item->valuestring) >= sizeof p->name) {
-                set_detail(detail, detail_len,
+                robot_set_detail(detail, detail_len,
                            "\"name\" is longer than %zu characters",
                            sizeof p->name - 1);
                 return ROBOT_ERR_PROFILE_VALUE;
@@ -176,14 +165,14 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
         if (strcmp(key, fields[i].key) != 0)
             continue;
         if (!cJSON_IsNumber(item)) {
-            set_detail(detail, detail_len,
+            robot_set_detail(detail, detail_len,
                        "\"%s\" must be a number of milliseconds, not %s", key,
                        type_name(item));
             return ROBOT_ERR_PROFILE_TYPE;
         }
         double v = item->valuedouble;
         if (!isfinite(v) || v < 0 || v > ROBOT_PROFILE_MAX_MS) {
-            set_detail(detail, detail_len,
+            robot_set_detail(detail, detail_len,
                        "\"%s\" is %g; durations must be in 0..%g ms", key, v,
                        ROBOT_PROFILE_MAX_MS);
             return ROBOT_ERR_PROFILE_VALUE;
@@ -192,7 +181,7 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
         *seen |= 1u << i;
         return ROBOT_OK;
     }
-    set_detail(detail, detail_len, "unknown key \"%s\"", key);
+    robot_set_detail(detail, detail_len, "unknown key \"%s\"", key);
     return ROBOT_ERR_PROFILE_KEY;
 }
 
@@ -202,7 +191,7 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
     if (detail && detail_len > 0)
         detail[0] = '\0';
     if (!json || !p) {
-        set_detail(detail, detail_len, "invalid arguments");
+        robot_set_detail(detail, detail_len, "invalid arguments");
         return ROBOT_ERR_ARGUMENT;
     }
     const char *end = NULL;
@@ -210,12 +199,12 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
     if (!root) {
         int line, col;
         line_col(json, end ? end : json, &line, &col);
-        set_detail(detail, detail_len, "invalid JSON at line %d, column %d",
+        robot_set_detail(detail, detail_len, "invalid JSON at line %d, column %d",
                    line, col);
         return ROBOT_ERR_PROFILE_JSON;
     }
     if (!cJSON_IsObject(root)) {
-        set_detail(detail, detail_len, "expected a JSON object, found %s",
+        robot_set_detail(detail, detail_len, "expected a JSON object, found %s",
                    type_name(root));
         cJSON_Delete(root);
         return ROBOT_ERR_PROFILE_JSON;
@@ -230,7 +219,7 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
         /* cJSON keeps repeated keys; which one counts would be a guess. */
         for (const cJSON *prev = root->child; prev != item; prev = prev->next)
             if (strcmp(prev->string, item->string) == 0) {
-                set_detail(detail, detail_len, "key \"%s\" appears twice",
+                robot_set_detail(detail, detail_len, "key \"%s\" appears twice",
                            item->string);
                 rc = ROBOT_ERR_PROFILE_KEY;
                 break;
@@ -243,7 +232,7 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
         return rc;
     for (size_t i = 0; i < N_FIELDS; i++)
         if (!(seen >> i & 1)) {
-            set_detail(detail, detail_len, "missing duration \"%s\"",
+            robot_set_detail(detail, detail_len, "missing duration \"%s\"",
                        fields[i].key);
             return ROBOT_ERR_PROFILE_MISSING;
         }
@@ -257,7 +246,7 @@ static int read_file(const char *path, char **text, char *detail,
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        set_detail(detail, detail_len, "%s: %s", path, strerror(errno));
+        robot_set_detail(detail, detail_len, "%s: %s", path, strerror(errno));
         return errno == ENOENT ? ROBOT_ERR_PROFILE_NAME : ROBOT_ERR_PROFILE_IO;
     }
     size_t cap = 1u << 20, n;
@@ -271,14 +260,14 @@ static int read_file(const char *path, char **text, char *detail,
     fclose(f);
     if (bad || n > cap) {
         free(buf);
-        set_detail(detail, detail_len, "%s: %s", path,
+        robot_set_detail(detail, detail_len, "%s: %s", path,
                    bad ? "read error" : "larger than 1 MiB");
         return ROBOT_ERR_PROFILE_IO;
     }
     buf[n] = '\0';
     if (strlen(buf) != n) {
         free(buf);
-        set_detail(detail, detail_len, "%s: contains a NUL byte", path);
+        robot_set_detail(detail, detail_len, "%s: contains a NUL byte", path);
         return ROBOT_ERR_PROFILE_JSON;
     }
     *text = buf;
@@ -302,7 +291,7 @@ int robot_profile_load(const char *path, robot_profile *p, char *detail,
     rc = robot_profile_parse(text, &q, inner, sizeof inner);
     free(text);
     if (rc != ROBOT_OK) {
-        set_detail(detail, detail_len, "%s: %s", path, inner);
+        robot_set_detail(detail, detail_len, "%s: %s", path, inner);
         return rc;
     }
     if (strcmp(q.name, "custom") == 0) {
@@ -327,7 +316,7 @@ int robot_profile_select(const char *spec, robot_profile *p, char *detail,
                            strcmp(spec + strlen(spec) - 5, ".json") == 0);
     FILE *f = fopen(spec, "rb");
     if (!f && errno == ENOENT && !looks_like_path) {
-        set_detail(detail, detail_len,
+        robot_set_detail(detail, detail_len,
                    "no profile '%s' (built-in: default, lego, servo; or a "
                    "JSON file path)",
                    spec);
