@@ -95,6 +95,9 @@ struct qs_tables {
     uint8_t cost[QS_MOVE_COUNT];
     uint64_t all_moves;        /* bit m for each searchable move */
     int grouped;               /* entries carry group flags (unit costs) */
+    int parity_step;           /* 2 in QTM, where the length of every
+                                  solution has the cube's corner parity */
+    uint8_t corner_parity[N_PERM8 / 8]; /* bit x: corners x is odd */
     int n_groups;              /* 6 faces or 3 axes */
     uint8_t group_of[QS_MOVE_COUNT];
     uint64_t g1_moves;         /* moves that keep the phase-2 group */

@@ -185,8 +185,11 @@ static void record(worker *w)
         atomic_store(&sh->found, sh->n_best);
         if (sh->n_best == sh->max_out) {
             int worst = sh->best[sh->n_best - 1].length;
-            if (worst - 1 < atomic_load(&sh->limit))
-                atomic_store(&sh->limit, worst - 1);
+            /* In QTM all solutions of a cube have one parity, so the next
+             * useful one is two shorter. */
+            int next = worst - t->parity_step;
+            if (next < atomic_load(&sh->limit))
+                atomic_store(&sh->limit, next);
             if (sh->o->max_len >= 0 && worst <= sh->o->max_len)
                 atomic_store(&sh->stop, 1);
         }
@@ -261,9 +264,17 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
         lb = lb2;
     if (lb > room)
         return;
+    /* In QTM each quarter turn is an odd corner permutation, so a phase-2
+     * path has the parity of the corner permutation it undoes. */
+    int step2 = t->parity_step;
+    int odd = t->corner_parity[corners >> 3] >> (corners & 7) & 1;
+    if (step2 == 2 && (lb & 1) != odd)
+        lb++;
+    if (lb > room)
+        return;
     w->searches2++;
     int canon = depth > 0 ? t->canon_next[w->path1[depth - 1]] : 0;
-    for (int len2 = lb; len2 <= room && !w->halt; len2++) {
+    for (int len2 = lb; len2 <= room && !w->halt; len2 += step2) {
         if (phase2(w, corners, udedges, s2, len2, canon, 0)) {
             w->n1 = depth;
             record(w);

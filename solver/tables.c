@@ -71,6 +71,14 @@ static void init_moves(qs_tables *t, qs_metric metric)
     t->all_moves = t->g1_moves = 0;
     t->grouped = 1;
     t->n_groups = t->axial ? 3 : 6;
+    t->parity_step = metric == QS_METRIC_QTM ? 2 : 1;
+    memset(t->corner_parity, 0, sizeof t->corner_parity);
+    for (int x = 0; x < N_PERM8; x++) {
+        uint8_t p[8];
+        perm_unrank(x, p, 8);
+        if (perm_parity(p, 8))
+            t->corner_parity[x >> 3] |= (uint8_t)(1u << (x & 7));
+    }
     t->n_p2 = 0;
     memset(t->p2_index, -1, sizeof t->p2_index);
     for (int m = 0; m < t->n_moves; m++) {
