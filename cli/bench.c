@@ -114,10 +114,10 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
 
+    char *s;
     while ((limit < 0 || cubes < limit) && !atomic_load(&cli_cancel) &&
-           getline(&line, &cap, f) >= 0) {
+           (s = cli_read_line(f, &line, &cap)) != NULL) {
         line_no++;
-        char *s = cli_strip(line);
         if (*s == '\0' || *s == '#')
             continue;
         cubes++;

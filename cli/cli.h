@@ -64,6 +64,11 @@ char *cli_strip(char *s);
 /* qs_errcode, plus "INTERNAL" for CLI_ERR_INTERNAL. */
 const char *cli_errcode(int err);
 
+/* Reads one line with getline into *line (capacity *cap), NUL bytes
+ * replaced by 0x1a so they are reported, not silently cut off; returns the
+ * stripped line or NULL at the end of input. */
+char *cli_read_line(FILE *f, char **line, size_t *cap);
+
 /* Prints a JSON object on one line and frees it; when out of memory, prints
  * an error object instead, so output lines stay in step with input lines. */
 struct cJSON;

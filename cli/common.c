@@ -243,3 +243,17 @@ void cli_print_json(cJSON *o)
     }
     cJSON_Delete(o);
 }
+
+char *cli_read_line(FILE *f, char **line, size_t *cap)
+{
+    ssize_t n = getline(line, cap, f);
+    if (n < 0)
+        return NULL;
+    /* A NUL byte would end the C string early and hide what follows; the
+     * ASCII substitute character keeps the line's length and position so
+     * the parser reports the bad byte where it is. */
+    for (ssize_t i = 0; i < n; i++)
+        if ((*line)[i] == '\0')
+            (*line)[i] = 0x1a;
+    return cli_strip(*line);
+}

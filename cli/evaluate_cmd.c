@@ -291,8 +291,10 @@ int cmd_evaluate(int argc, char **argv)
     } else {
         char *line = NULL;
         size_t cap = 0;
-        while (!atomic_load(&cli_cancel) && getline(&line, &cap, stdin) >= 0)
-            failures += !handle_line(c, cli_strip(line), r, steps);
+        char *text;
+        while (!atomic_load(&cli_cancel) &&
+               (text = cli_read_line(stdin, &line, &cap)) != NULL)
+            failures += !handle_line(c, text, r, steps);
         free(line);
     }
 

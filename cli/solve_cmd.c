@@ -159,8 +159,10 @@ int cmd_solve(int argc, char **argv)
     } else {
         char *line = NULL;
         size_t cap = 0;
-        while (!atomic_load(&cli_cancel) && getline(&line, &cap, stdin) >= 0)
-            failures += !handle(&t, cli_strip(line), 0, &o, json, r);
+        char *text;
+        while (!atomic_load(&cli_cancel) &&
+               (text = cli_read_line(stdin, &line, &cap)) != NULL)
+            failures += !handle(&t, text, 0, &o, json, r);
         free(line);
     }
 

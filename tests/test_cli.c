@@ -103,6 +103,25 @@ static void test_stdin_one_line_per_input(void **state)
     assert_true(strncmp(lines[6], "error: ", 7) == 0);
     assert_int_equal(status, 1);              /* some inputs failed */
     free(out);
+
+    /* A NUL byte is reported where it is, not taken as the line's end. */
+    const char nul_line[] =
+        "UUUU\0UUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\n";
+    char path[] = "/tmp/qs-cli-nul.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, nul_line, sizeof nul_line - 1),
+                     (ssize_t)(sizeof nul_line - 1));
+    close(fd);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s' solve < %s 2>/dev/null", cli(), path);
+    FILE *p = popen(cmd, "r");
+    char line[512] = "";
+    assert_non_null(fgets(line, sizeof line, p));
+    pclose(p);
+    unlink(path);
+    assert_true(strncmp(line, "error: CHARACTER:", 17) == 0);
+    assert_non_null(strstr(line, "position 5"));
 }
 
 static void test_arguments_json_and_metrics(void **state)
