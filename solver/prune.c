@@ -368,7 +368,10 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
     switch (i) {
     case BLOB_PHASE1:
         info->name = "phase1";
-        info->kind = 1;
+        /* The kind names the entry layout too: 1 was the layout before the
+         * group flags, so files of that layout are rebuilt, never misread.
+         * Change it whenever the meaning of an entry changes. */
+        info->kind = 3;
         info->entries = N_PHASE1;
         info->bytes = N_PHASE1 * (uint64_t)phase1_entry_size(axial);
         return QS_OK;
