@@ -257,3 +257,15 @@ char *cli_read_line(FILE *f, char **line, size_t *cap)
             (*line)[i] = 0x1a;
     return cli_strip(*line);
 }
+
+void cli_json_moves(cJSON *o, const qs_move *moves, int n)
+{
+    char text[QS_MAX_MOVES * 8];
+    if (qs_moves_format(moves, n, text, sizeof text) < 0)
+        text[0] = '\0';
+    cJSON_AddStringToObject(o, "moves", text);
+    cJSON *len = cJSON_AddObjectToObject(o, "length");
+    for (int m = 0; m < QS_METRIC_COUNT; m++)
+        cJSON_AddNumberToObject(len, qs_metric_name((qs_metric)m),
+                                qs_moves_length(moves, n, (qs_metric)m));
+}

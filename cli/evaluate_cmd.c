@@ -138,14 +138,7 @@ static void print_json(const eval_ctx *c, const char *in,
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
         const robot_schedule *p = &r->plan;
-        char moves[QS_MAX_MOVES * 8];
-        qs_moves_format(r->moves, r->n, moves, sizeof moves);
-        cJSON_AddStringToObject(o, "moves", moves);
-        cJSON *len = cJSON_AddObjectToObject(o, "length");
-        for (int m = 0; m < QS_METRIC_COUNT; m++)
-            cJSON_AddNumberToObject(
-                len, qs_metric_name((qs_metric)m),
-                qs_moves_length(r->moves, r->n, (qs_metric)m));
+        cli_json_moves(o, r->moves, r->n);
         if (robot_steps_format(p->steps, p->n, steps, STEPS_TEXT) < 0)
             steps[0] = '\0';
         cJSON_AddStringToObject(o, "robot", steps);

@@ -38,13 +38,7 @@ static void print_json(const char *in, qs_metric metric,
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
         const qs_solution *best = &r->sol[0];
-        qs_moves_format(best->moves, best->n, moves, sizeof moves);
-        cJSON_AddStringToObject(o, "moves", moves);
-        cJSON *len = cJSON_AddObjectToObject(o, "length");
-        for (int m = 0; m < QS_METRIC_COUNT; m++)
-            cJSON_AddNumberToObject(
-                len, qs_metric_name((qs_metric)m),
-                qs_moves_length(best->moves, best->n, (qs_metric)m));
+        cli_json_moves(o, best->moves, best->n);
         cJSON_AddStringToObject(o, "metric", qs_metric_name(metric));
         cJSON_AddNumberToObject(o, "time_ms", round_ms(r->ms));
         cJSON *st = cJSON_AddObjectToObject(o, "stats");
