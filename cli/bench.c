@@ -62,10 +62,14 @@ int cmd_bench(int argc, char **argv)
     qs_options_default(&o);
     o.threads = cli_online_cpus();
     o.cancel = &cli_cancel;
+    cli_tables t;
+    cli_tables_init(&t, metric, o.threads);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (cli_opt(argc, argv, &i, "--metric", &v)) {
+        if (cli_robot_option(argc, argv, &i, &t)) {
+            continue;
+        } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
             o.time_ms = (int)cli_parse_long("--time-ms", v, 0, 86400000L);
@@ -94,8 +98,8 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
 
-    cli_tables t;
-    cli_tables_init(&t, metric, o.threads);
+    t.metric = metric;
+    t.threads = o.threads;
     cli_install_signals();
 
     /* Lengths are bounded by QS_MAX_MOVES moves of at most 4 quarter
@@ -105,7 +109,8 @@ int cmd_bench(int argc, char **argv)
     double *times = NULL;
     size_t times_cap = 0;
     long line_no = 0, cubes = 0, solved = 0, failed = 0;
-    double sum_len = 0, sum_htm = 0, sum_ms = 0;
+    double sum_len = 0, sum_htm = 0, sum_ms = 0, sum_cost = 0;
+    long sum_tilts = 0, sum_regrips = 0;
     char *line = NULL;
     size_t cap = 0;
     cli_result *r = malloc(sizeof *r);
@@ -137,6 +142,11 @@ int cmd_bench(int argc, char **argv)
         sum_len += best->length;
         sum_htm += htm;
         sum_ms += r->ms;
+        if (metric == QS_METRIC_ROBOT) {
+            sum_cost += r->plan[0].cost_ms;
+            sum_tilts += r->plan[0].tilts;
+            sum_regrips += r->plan[0].full_regrips;
+        }
         if (best->length >= 0 && best->length < HIST)
             hist[best->length]++;
         if ((size_t)solved > times_cap) {
@@ -175,6 +185,13 @@ int cmd_bench(int argc, char **argv)
         qsort(times, (size_t)solved, sizeof *times, cmp_double);
         printf("average length: %.3f %s, %.3f htm\n", sum_len / solved,
                mname, sum_htm / solved);
+        if (metric == QS_METRIC_ROBOT)
+            printf("robot execution (%s profile, %s objective): cost_ms "
+                   "%.3f, tilts %.3f, full regrips %.3f per cube\n",
+                   t.profile.name,
+                   t.objective == ROBOT_OBJ_TIME ? "time" : "moves",
+                   sum_cost / solved, (double)sum_tilts / solved,
+                   (double)sum_regrips / solved);
         printf("time per cube (ms): avg %.3f  p50 %.3f  p99 %.3f  max %.3f\n",
                sum_ms / solved, percentile(times, (int)solved, 0.50),
                percentile(times, (int)solved, 0.99), times[solved - 1]);

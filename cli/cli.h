@@ -13,6 +13,7 @@
 
 #include "qtab.h"
 #include "quadsolve.h"
+#include "robot.h"
 
 /* Exit statuses. */
 enum {
@@ -75,6 +76,9 @@ struct cJSON;
 void cli_print_json(struct cJSON *o);
 /* Adds "moves" (standard notation) and "length" (in every metric) to o. */
 void cli_json_moves(struct cJSON *o, const qs_move *moves, int n);
+/* Adds "robot" (the plan in robot notation), "robot_moves", "turns",
+ * "tilts", "full_regrips", "safe" (turns held by two stationary grippers) and "cost_ms" to JSON object o. */
+void cli_json_plan(struct cJSON *o, const robot_schedule *plan);
 
 /* Raised by SIGINT/SIGTERM once cli_install_signals has run; passed to the
  * solver as its cancel flag. */
@@ -91,9 +95,18 @@ typedef struct {
     int rc;             /* its result */
     qtab_set *set;
     double load_ms;     /* wall time of qtab_open */
+    /* the robot metric's model, timing profile and objective */
+    robot_model model;
+    robot_profile profile;
+    robot_objective objective;
 } cli_tables;
 
+/* Sets up t for metric m with the "default" profile and the fewest-moves
+ * objective (see cli_robot_option). */
 void cli_tables_init(cli_tables *t, qs_metric m, int threads);
+/* Takes --profile NAME|PATH and --objective moves|time at argv[*i] into t
+ * (a usage error exits); returns 1 when argv[*i] was one of them. */
+int cli_robot_option(int argc, char **argv, int *i, cli_tables *t);
 /* Opens the tables on first use; returns the table set or NULL (then t->rc
  * says why). */
 const qs_tables *cli_tables_get(cli_tables *t);
@@ -104,14 +117,18 @@ typedef struct {
     int rc;                      /* QS_OK, a qs_error or CLI_ERR_INTERNAL */
     char message[256];           /* when rc != QS_OK */
     qs_solution sol[CLI_MAX_SOLUTIONS];
+    /* robot metric: each solution's execution (its length is robot_moves) */
+    robot_schedule plan[CLI_MAX_SOLUTIONS];
     int n;                       /* verified solutions, best first */
     qs_stats stats;
     double ms;                   /* wall time of the search */
 } cli_result;
 
 /* Parses a facelet string (or, when is_scramble, a move sequence applied to
- * the solved cube), solves it and checks every returned solution against
- * the cube. On a failed check no solution is kept and rc is
+ * the solved cube), solves it (robot_solve for the robot metric, with t's
+ * profile and objective; o's limits apply, max_len in robot moves) and
+ * checks every returned solution against the cube (and robot plans with
+ * robot_check). On a failed check no solution is kept and rc is
  * CLI_ERR_INTERNAL. */
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r);

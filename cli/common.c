@@ -126,6 +126,89 @@ void cli_tables_init(cli_tables *t, qs_metric m, int threads)
     memset(t, 0, sizeof *t);
     t->metric = m;
     t->threads = threads;
+    robot_model_init(&t->model);
+    robot_profile_builtin("default", &t->profile);
+    t->objective = ROBOT_OBJ_MOVES;
+}
+
+int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
+{
+    const char *v;
+    if (cli_opt(argc, argv, i, "--profile", &v)) {
+        char detail[512] = "";
+        int rc = robot_profile_select(v, &t->profile, detail, sizeof detail);
+        if (rc != ROBOT_OK)
+            cli_usage_error("--profile: %s: %s", robot_errcode(rc),
+                            *detail ? detail : robot_strerror(rc));
+        return 1;
+    }
+    if (cli_opt(argc, argv, i, "--objective", &v)) {
+        if (strcmp(v, "moves") == 0)
+            t->objective = ROBOT_OBJ_MOVES;
+        else if (strcmp(v, "time") == 0)
+            t->objective = ROBOT_OBJ_TIME;
+        else
+            cli_usage_error("--objective: '%s' is not moves or time", v);
+        return 1;
+    }
+    return 0;
+}
+
+/* The qs_error a robot_solve result stands for (the CLI reports one
+ * family of codes); anything unexpected is internal. */
+static int robot_rc(int rc)
+{
+    switch (rc) {
+    case ROBOT_OK:
+        return QS_OK;
+    case ROBOT_ERR_CANCELLED:
+        return QS_ERR_CANCELLED;
+    case ROBOT_ERR_TIMEOUT:
+        return QS_ERR_TIMEOUT;
+    case ROBOT_ERR_NOT_FOUND:
+        return QS_ERR_NOT_FOUND;
+    case ROBOT_ERR_TABLES:
+        return QS_ERR_TABLES;
+    case ROBOT_ERR_NOMEM:
+        return QS_ERR_NOMEM;
+    case ROBOT_ERR_ARGUMENT:
+        return QS_ERR_ARGUMENT;
+    default:
+        return CLI_ERR_INTERNAL;
+    }
+}
+
+/* robot_solve into r (solutions and plans); returns a qs_error. */
+static int solve_robot(cli_tables *t, const qs_tables *tables,
+                       const qs_cube *cube, const qs_options *o, int max_out,
+                       cli_result *r, int *n, char *detail, size_t len)
+{
+    robot_solve_options ro;
+    robot_solve_options_default(&ro);
+    ro.threads = o->threads;
+    ro.time_ms = o->time_ms;
+    ro.max_len = o->max_len;
+    ro.solutions = o->solutions;
+    ro.objective = t->objective;
+    ro.cancel = o->cancel;
+    ro.on_improve = o->on_improve;
+    ro.improve_ctx = o->improve_ctx;
+    robot_solution *rs = malloc(sizeof *rs * (size_t)max_out);
+    if (!rs)
+        return QS_ERR_NOMEM;
+    int rc = robot_solve(tables, &t->model, &t->profile, cube, &ro, rs,
+                         max_out, n, &r->stats);
+    if (rc != ROBOT_OK && robot_rc(rc) == CLI_ERR_INTERNAL)
+        snprintf(detail, len, "robot search: %s: %s", robot_errcode(rc),
+                 robot_strerror(rc));
+    for (int i = 0; rc == ROBOT_OK && i < *n && i < max_out; i++) {
+        memcpy(r->sol[i].moves, rs[i].moves, sizeof rs[i].moves);
+        r->sol[i].n = rs[i].n;
+        r->sol[i].length = rs[i].plan.robot_moves;
+        r->plan[i] = rs[i].plan;
+    }
+    free(rs);
+    return robot_rc(rc);
 }
 
 const qs_tables *cli_tables_get(cli_tables *t)
@@ -199,12 +282,16 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
     int max_out = o->solutions < 1                   ? 1
                   : o->solutions > CLI_MAX_SOLUTIONS ? CLI_MAX_SOLUTIONS
                                                      : o->solutions;
-    int n = 0;
+    int n = 0, robot = t->metric == QS_METRIC_ROBOT;
     double start = cli_now_ms();
-    rc = qs_solve(tables, &cube, o, r->sol, max_out, &n, &r->stats);
+    if (robot)
+        rc = solve_robot(t, tables, &cube, o, max_out, r, &n, detail,
+                         sizeof detail);
+    else
+        rc = qs_solve(tables, &cube, o, r->sol, max_out, &n, &r->stats);
     r->ms = cli_now_ms() - start;
     if (rc != QS_OK) {
-        set_error(r, rc, NULL);
+        set_error(r, rc, rc == CLI_ERR_INTERNAL ? detail : NULL);
         return;
     }
     if (n < 1 || n > max_out) {
@@ -219,9 +306,15 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
             ok = s->moves[k] < QS_MOVE_COUNT;
         if (ok) {
             qs_cube_apply_moves(&c, s->moves, s->n);
-            ok = qs_cube_is_solved(&c) &&
-                 qs_moves_length(s->moves, s->n, t->metric) == s->length;
+            ok = qs_cube_is_solved(&c);
         }
+        if (ok && robot)
+            /* The plan replayed step by step on the robot's own physics. */
+            ok = robot_check(&r->plan[i], &cube, &t->profile, detail,
+                             sizeof detail) == ROBOT_OK &&
+                 r->plan[i].robot_moves == s->length;
+        else if (ok)
+            ok = qs_moves_length(s->moves, s->n, t->metric) == s->length;
         if (!ok) {
             set_error(r, CLI_ERR_INTERNAL, "solution failed verification");
             return;
@@ -265,7 +358,23 @@ void cli_json_moves(cJSON *o, const qs_move *moves, int n)
         text[0] = '\0';
     cJSON_AddStringToObject(o, "moves", text);
     cJSON *len = cJSON_AddObjectToObject(o, "length");
-    for (int m = 0; m < QS_METRIC_COUNT; m++)
+    for (int m = 0; m < QS_PLAIN_METRICS; m++)
         cJSON_AddNumberToObject(len, qs_metric_name((qs_metric)m),
                                 qs_moves_length(moves, n, (qs_metric)m));
+}
+
+void cli_json_plan(cJSON *o, const robot_schedule *plan)
+{
+    char text[ROBOT_MAX_STEPS * 20 + 1];
+    if (robot_steps_format(plan->steps, plan->n, text, sizeof text) < 0)
+        text[0] = '\0';
+    cJSON_AddStringToObject(o, "robot", text);
+    cJSON_AddNumberToObject(o, "robot_moves", plan->robot_moves);
+    cJSON_AddNumberToObject(o, "turns", plan->turns);
+    cJSON_AddNumberToObject(o, "tilts", plan->tilts);
+    cJSON_AddNumberToObject(o, "full_regrips", plan->full_regrips);
+    cJSON_AddNumberToObject(o, "safe", plan->safe);
+    cJSON_AddNumberToObject(o, "cost_ms",
+                            (double)(long long)(plan->cost_ms * 1000.0 + 0.5) /
+                                1000.0);
 }

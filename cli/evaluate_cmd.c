@@ -127,7 +127,7 @@ static void print_text(const eval_result *r, char *steps)
 }
 
 static void print_json(const eval_ctx *c, const char *in,
-                       const eval_result *r, char *steps)
+                       const eval_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "input", in);
@@ -137,17 +137,8 @@ static void print_json(const eval_ctx *c, const char *in,
         cJSON_AddStringToObject(e, "code", r->code);
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
-        const robot_schedule *p = &r->plan;
         cli_json_moves(o, r->moves, r->n);
-        if (robot_steps_format(p->steps, p->n, steps, STEPS_TEXT) < 0)
-            steps[0] = '\0';
-        cJSON_AddStringToObject(o, "robot", steps);
-        cJSON_AddNumberToObject(o, "robot_moves", p->robot_moves);
-        cJSON_AddNumberToObject(o, "turns", p->turns);
-        cJSON_AddNumberToObject(o, "tilts", p->tilts);
-        cJSON_AddNumberToObject(o, "full_regrips", p->full_regrips);
-        cJSON_AddNumberToObject(o, "safe", p->safe);
-        cJSON_AddNumberToObject(o, "cost_ms", p->cost_ms);
+        cli_json_plan(o, &r->plan);
         cJSON_AddStringToObject(o, "profile", c->profile.name);
         cJSON_AddStringToObject(o, "objective", c->objective == ROBOT_OBJ_TIME
                                                     ? "time"
@@ -160,7 +151,7 @@ static int report(const eval_ctx *c, const char *in, const eval_result *r,
                   char *steps)
 {
     if (c->json)
-        print_json(c, in, r, steps);
+        print_json(c, in, r);
     else
         print_text(r, steps);
     fflush(stdout);

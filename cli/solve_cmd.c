@@ -25,9 +25,10 @@ static double round_ms(double ms)
     return (double)(long long)(ms * 1000.0 + 0.5) / 1000.0;
 }
 
-static void print_json(const char *in, qs_metric metric,
+static void print_json(const char *in, const cli_tables *t,
                        const cli_result *r)
 {
+    qs_metric metric = t->metric;
     cJSON *o = cJSON_CreateObject();
     char moves[QS_MAX_MOVES * 8];
     cJSON_AddStringToObject(o, "input", in);
@@ -40,6 +41,13 @@ static void print_json(const char *in, qs_metric metric,
         const qs_solution *best = &r->sol[0];
         cli_json_moves(o, best->moves, best->n);
         cJSON_AddStringToObject(o, "metric", qs_metric_name(metric));
+        if (metric == QS_METRIC_ROBOT) {
+            cli_json_plan(o, &r->plan[0]);
+            cJSON_AddStringToObject(o, "profile", t->profile.name);
+            cJSON_AddStringToObject(o, "objective",
+                                    t->objective == ROBOT_OBJ_TIME ? "time"
+                                                                   : "moves");
+        }
         cJSON_AddNumberToObject(o, "time_ms", round_ms(r->ms));
         cJSON *st = cJSON_AddObjectToObject(o, "stats");
         cJSON_AddNumberToObject(st, "phase1_nodes",
@@ -56,6 +64,8 @@ static void print_json(const char *in, qs_metric metric,
                             sizeof moves);
             cJSON_AddStringToObject(s, "moves", moves);
             cJSON_AddNumberToObject(s, "length", r->sol[i].length);
+            if (metric == QS_METRIC_ROBOT)
+                cli_json_plan(s, &r->plan[i]);
             cJSON_AddItemToArray(sols, s);
         }
     }
@@ -79,7 +89,7 @@ static int handle(cli_tables *t, const char *text, int is_scramble,
 {
     cli_solve_input(t, text, is_scramble, o, r);
     if (json)
-        print_json(text, t->metric, r);
+        print_json(text, t, r);
     else
         print_text(r);
     fflush(stdout);
@@ -101,10 +111,14 @@ int cmd_solve(int argc, char **argv)
     qs_options_default(&o);
     o.threads = cli_online_cpus();
     o.cancel = &cli_cancel;
+    cli_tables t;
+    cli_tables_init(&t, metric, o.threads);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
+        if (cli_robot_option(argc, argv, &i, &t)) {
+            continue;
+        } else if (strcmp(a, "--json") == 0) {
             json = 1;
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             metric = cli_parse_metric("--metric", v);
@@ -136,8 +150,8 @@ int cmd_solve(int argc, char **argv)
               "search may run for a long time\n",
               stderr);
 
-    cli_tables t;
-    cli_tables_init(&t, metric, o.threads);
+    t.metric = metric;
+    t.threads = o.threads;
     cli_result *r = malloc(sizeof *r);
     if (!r) {
         free(inputs);

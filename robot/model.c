@@ -319,6 +319,11 @@ static const struct error_text errors[] = {
     {ROBOT_ERR_COLLISION, "COLLISION", "grippers would collide"},
     {ROBOT_ERR_NOT_SOLVED, "NOT_SOLVED", "the cube is not solved"},
     {ROBOT_ERR_COUNT, "COUNT", "plan counts or cost are wrong"},
+    {ROBOT_ERR_TABLES, "TABLES", "not a robot-metric table set"},
+    {ROBOT_ERR_CUBE, "CUBE", "the cube is not solvable"},
+    {ROBOT_ERR_CANCELLED, "CANCELLED", "search cancelled"},
+    {ROBOT_ERR_TIMEOUT, "TIMEOUT", "no solution within the time limit"},
+    {ROBOT_ERR_NOT_FOUND, "NOT_FOUND", "no solution within the length limit"},
 };
 
 static const struct error_text *lookup(int err)

@@ -49,8 +49,9 @@ typedef struct {
 
 typedef struct {
     cost entry[NODES], closed[NODES];
-    link entry_link[ROBOT_MAX_MOVES + 1][NODES];
-    link closed_link[ROBOT_MAX_MOVES + 1][NODES];
+    /* [layer][node], n + 1 layers each, allocated with the workspace */
+    link (*entry_link)[NODES];
+    link (*closed_link)[NODES];
     extra extras[ROBOT_STATES][MAX_EXTRAS];
     int n_extras[ROBOT_STATES];
 } workspace;
@@ -123,18 +124,60 @@ static void list_extras(const robot_model *m, const robot_profile *p,
 
 /* Closes layer k under tilts and full regrips: closed = the cheapest way
  * to reach each node from some entry node of the layer. */
+/* Relaxes the tilts and full regrips out of node u (final) of layer k;
+ * returns how many nodes improved. */
+static int relax(const robot_model *m, robot_objective obj, workspace *w,
+                 int k, int u, const int *done)
+{
+    int o = u / ROBOT_STATES, g = u % ROBOT_STATES, improved = 0;
+    for (int i = 0; i < w->n_extras[g]; i++) {
+        const extra *e = &w->extras[g][i];
+        int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg] : o;
+        int v = o2 * ROBOT_STATES + e->to;
+        if (done[v])
+            continue;
+        cost c = add_step(&w->closed[u], obj, e->us, 0, e->step.regrips);
+        if (better(&c, &w->closed[v])) {
+            w->closed[v] = c;
+            w->closed_link[k][v].from = (int16_t)u;
+            w->closed_link[k][v].step = e->step;
+            improved++;
+        }
+    }
+    return improved;
+}
+
 static void close_layer(const robot_model *m, robot_objective obj,
                         workspace *w, int k)
 {
-    /* Dijkstra; the open list holds reached nodes not yet final. */
     int done[NODES] = {0}, open[NODES], n_open = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
     memcpy(w->closed, w->entry, sizeof w->closed);
     for (int v = 0; v < NODES; v++) {
         w->closed_link[k][v].from = NONE;
         memset(&w->closed_link[k][v].step, 0, sizeof(robot_step));
-        if (w->closed[v].reached)
+        if (w->closed[v].reached) {
             open[n_open++] = v;
+            lo = w->closed[v].a < lo ? w->closed[v].a : lo;
+            hi = w->closed[v].a > hi ? w->closed[v].a : hi;
+        }
     }
+    if (obj == ROBOT_OBJ_MOVES) {
+        /* Every tilt or regrip adds exactly one move, so the nodes of a
+         * move count are final once the count below is done: a breadth-
+         * first sweep by count replaces Dijkstra's selection. */
+        for (int64_t a = lo; a <= hi; a++)
+            for (int v = 0; v < NODES; v++)
+                if (!done[v] && w->closed[v].reached &&
+                    w->closed[v].a == a) {
+                    done[v] = 1;
+                    if (relax(m, obj, w, k, v, done) && a + 1 > hi)
+                        hi = a + 1;
+                }
+        return;
+    }
+    /* Least time: Dijkstra; the open list holds reached nodes not yet
+     * final. */
     while (n_open > 0) {
         int best = 0;
         for (int i = 1; i < n_open; i++)
@@ -143,21 +186,25 @@ static void close_layer(const robot_model *m, robot_objective obj,
         int u = open[best];
         open[best] = open[--n_open];
         done[u] = 1;
-        int o = u / ROBOT_STATES, g = u % ROBOT_STATES;
+        int was[MAX_EXTRAS], o = u / ROBOT_STATES, g = u % ROBOT_STATES;
+        for (int i = 0; i < w->n_extras[g]; i++) {
+            const extra *e = &w->extras[g][i];
+            int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg]
+                                                     : o;
+            was[i] = w->closed[o2 * ROBOT_STATES + e->to].reached;
+        }
+        relax(m, obj, w, k, u, done);
         for (int i = 0; i < w->n_extras[g]; i++) {
             const extra *e = &w->extras[g][i];
             int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg]
                                                      : o;
             int v = o2 * ROBOT_STATES + e->to;
-            if (done[v])
-                continue;
-            cost c = add_step(&w->closed[u], obj, e->us, 0, e->step.regrips);
-            if (better(&c, &w->closed[v])) {
-                if (!w->closed[v].reached)
+            if (!was[i] && w->closed[v].reached && !done[v]) {
+                int listed = 0;
+                for (int j = 0; j < n_open; j++)
+                    listed |= open[j] == v;
+                if (!listed)
                     open[n_open++] = v;
-                w->closed[v] = c;
-                w->closed_link[k][v].from = (int16_t)u;
-                w->closed_link[k][v].step = e->step;
             }
         }
     }
@@ -169,6 +216,13 @@ static void do_move(const robot_model *m, const robot_profile *p,
                     robot_objective obj, workspace *w, int k, qs_move cm)
 {
     memset(w->entry, 0, sizeof w->entry);
+    /* A turn lasts as long in every orientation (quarter, half or pair
+     * stay what they are); only parallel regrips change it. */
+    int64_t us[2];
+    for (int with = 0; with < 2; with++) {
+        robot_step st = {ROBOT_STEP_TURN, cm, (uint8_t)with};
+        us[with] = robot_step_us(p, &st);
+    }
     for (int u = 0; u < NODES; u++) {
         if (!w->closed[u].reached)
             continue;
@@ -182,7 +236,7 @@ static void do_move(const robot_model *m, const robot_profile *p,
                 continue;
             robot_step st = {ROBOT_STEP_TURN, (uint8_t)rm, (uint8_t)r};
             int v = o * ROBOT_STATES + g2;
-            cost c = add_step(&w->closed[u], obj, robot_step_us(p, &st),
+            cost c = add_step(&w->closed[u], obj, us[r != 0],
                               m->safe[g][rm][r], r);
             if (better(&c, &w->entry[v])) {
                 w->entry[v] = c;
@@ -234,8 +288,14 @@ int robot_plan(const robot_model *m, const robot_profile *p,
         return ROBOT_OK;
 
     workspace *w = calloc(1, sizeof *w);
-    if (!w)
+    link(*links)[NODES] = malloc(sizeof *links * 2 * (size_t)(n + 1));
+    if (!w || !links) {
+        free(w);
+        free(links);
         return ROBOT_ERR_NOMEM;
+    }
+    w->entry_link = links;
+    w->closed_link = links + n + 1;
     /* Home orientation (0), all grippers neutral (state 0). */
     w->entry[0].reached = 1;
     list_extras(m, p, w);
@@ -254,6 +314,7 @@ int robot_plan(const robot_model *m, const robot_profile *p,
     int count =
         best == NONE ? ROBOT_ERR_BUFFER : rebuild(w, n, best, out->steps);
     int safe = best == NONE ? 0 : w->entry[best].safe;
+    free(links);
     free(w);
     if (count < 0) {
         memset(out, 0, sizeof *out);

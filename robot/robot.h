@@ -25,6 +25,7 @@
 #ifndef QS_ROBOT_H
 #define QS_ROBOT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,11 @@ typedef enum {
     ROBOT_ERR_COLLISION = -16,    /* grippers across on both axes */
     ROBOT_ERR_NOT_SOLVED = -17,   /* the cube is not solved at the end */
     ROBOT_ERR_COUNT = -18,        /* a plan's counts or cost are wrong */
+    ROBOT_ERR_TABLES = -19,       /* robot_solve given non-robot tables */
+    ROBOT_ERR_CUBE = -20,         /* robot_solve given an unsolvable cube */
+    ROBOT_ERR_CANCELLED = -21,    /* the caller's cancel flag was raised */
+    ROBOT_ERR_TIMEOUT = -22,      /* no solution of max_len in time */
+    ROBOT_ERR_NOT_FOUND = -23,    /* no solution within max_len */
 } robot_error;
 
 /* A human-readable message for an error code. */
@@ -317,6 +323,51 @@ int robot_sim_step(robot_sim *s, const robot_step *st, int *safe,
  * with detail naming the step. */
 int robot_check(const robot_schedule *plan, const qs_cube *cube,
                 const robot_profile *p, char *detail, size_t detail_len);
+
+/* -------------------------------------------------------------- solving */
+
+typedef struct {
+    int threads;         /* worker threads, >= 1 */
+    int time_ms;         /* stop after this long; 0 = no time limit */
+    int max_len;         /* stop once a solution of at most this many
+                            robot moves is found; -1 = none */
+    int solutions;       /* how many best solutions to return, >= 1 */
+    robot_objective objective; /* what "best" means */
+    const atomic_int *cancel;  /* caller-owned; nonzero stops the search */
+    qs_improve_fn on_improve;  /* called with the robot moves of each new
+                                  best solution; may be NULL */
+    void *improve_ctx;
+} robot_solve_options;
+
+/* Defaults: 1 thread, 10 ms, no max_len, 1 solution, fewest moves. */
+void robot_solve_options_default(robot_solve_options *o);
+
+typedef struct {
+    qs_move moves[QS_MAX_MOVES]; /* cube-frame face turns and pairs */
+    int n;
+    robot_schedule plan;         /* its best execution (robot_plan) */
+    int direction;               /* the search that found it, 0..5 */
+} robot_solution;
+
+/* Solves *c for the robot: the search counts robot moves (turns of the
+ * four gripped faces and parallel pairs, tilts, full regrips) with
+ * tilt-class pruning tables (t: a QS_METRIC_ROBOT table set) and the
+ * gripper stateset automaton of *m, so every solution is executable.
+ * Each solution is then planned exactly by robot_plan under profile *p
+ * and the objective, checked by robot_check, and up to max_out of the
+ * best are written to out, best first: fewest robot moves, then least
+ * cost_ms (ROBOT_OBJ_MOVES), or least cost_ms first (ROBOT_OBJ_TIME, which
+ * also weighs solutions one robot move longer than the shortest).
+ * Limits behave as in qs_solve: without max_len the time limit waits for
+ * the first solution; with it the deadline is hard. Returns ROBOT_OK with
+ * at least one solution, ROBOT_ERR_CANCELLED, ROBOT_ERR_TIMEOUT,
+ * ROBOT_ERR_NOT_FOUND, ROBOT_ERR_TABLES, ROBOT_ERR_CUBE (not solvable:
+ * qs_cube_check says why), ROBOT_ERR_ARGUMENT or ROBOT_ERR_NOMEM. A
+ * solved cube gets one empty solution. Re-entrant; stats may be NULL. */
+int robot_solve(const qs_tables *t, const robot_model *m,
+                const robot_profile *p, const qs_cube *c,
+                const robot_solve_options *o, robot_solution *out,
+                int max_out, int *n_out, qs_stats *stats);
 
 #ifdef __cplusplus
 }

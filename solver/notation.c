@@ -21,8 +21,8 @@
 
 static const char face_chars[] = "URFDLB";
 static const char *const suffix[3] = {"", "2", "'"};
-static const char *const metric_names[QS_METRIC_COUNT] = {"htm", "qtm",
-                                                          "axht", "axqt"};
+static const char *const metric_names[QS_METRIC_COUNT] = {
+    "htm", "qtm", "axht", "axqt", "robot"};
 
 static int is_blank(char ch)
 {
@@ -184,7 +184,7 @@ int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len)
 int qs_moves_length(const qs_move *moves, int n, qs_metric m)
 {
     int total = 0;
-    if (n < 0 || (n > 0 && !moves) || (unsigned)m >= QS_METRIC_COUNT)
+    if (n < 0 || (n > 0 && !moves) || (unsigned)m >= QS_PLAIN_METRICS)
         return QS_ERR_ARGUMENT;
     for (int i = 0; i < n; i++) {
         int face[2], quarters[2], k, cost = 0;

@@ -9,7 +9,10 @@
  *   permutation of the U/D edges, the distance to solved within the phase-2
  *   group (4 bits, saturated at 15).
  *
- * Both are breadth-first searches in the metric's units (moves of cost 2
+ * robot phase1 / phase2: the same distances in robot moves for each tilt
+ *   class (the axis the robot cannot turn), see qs_internal.h.
+ *
+ * All are breadth-first searches in the metric's units (moves of cost 2
  * exist in the quarter-turn metrics), spread over threads: early levels
  * expand the frontier forwards, late levels let each unreached entry look
  * for a neighbour on the previous level, whichever touches fewer entries.
@@ -92,6 +95,96 @@ static int phase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     for (int s = 1; s < N_SYM; s++)
         if (self >> s & 1)
             out[n++] = cls * N_PERM8 + t->udedges_conj[ud][s];
+    return n;
+}
+
+/* ---- robot phase 1: (phase-1 entry, tilt class k), index entry * 3 + k.
+ * A class turns every move off its axis; a tilt, one robot move, changes
+ * the class to either other one and leaves the cube alone. */
+
+static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
+                            uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    uint64_t p1 = idx / N_TILT;
+    int k = (int)(idx % N_TILT), n = 0;
+    int cls = (int)(p1 / N_TWIST), tw = (int)(p1 % N_TWIST);
+    int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
+    uint64_t moves = t->tilt_moves[k];
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
+                  move_row(t, t->flip_move, flip)[m];
+        int s2 = t->fs_sym[fs2];
+        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]][s2];
+        child[n] = ((uint64_t)t->fs_class[fs2] * N_TWIST + tw2) * N_TILT +
+                   t->axis_conj[k][s2];
+        cost[n++] = 1;
+    }
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != k) {
+            child[n] = p1 * N_TILT + k2;
+            cost[n++] = 1;
+        }
+    return n;
+}
+
+static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    uint64_t p1 = idx / N_TILT, cls = p1 / N_TWIST;
+    int k = (int)(idx % N_TILT), tw = (int)(p1 % N_TWIST), n = 0;
+    unsigned self = t->fs_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT +
+                       t->axis_conj[k][s];
+    return n;
+}
+
+/* ---- robot phase 2: (phase-2 entry, class k, class e to end in), index
+ * (entry * 3 + k) * 3 + e. The end class is part of the state because the
+ * symmetries that swap the R-L and F-B axes swap end classes too. */
+
+static int rphase2_children(const space *sp, uint64_t idx, uint64_t *child,
+                            uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    int e = (int)(idx % N_TILT), k = (int)(idx / N_TILT % N_TILT), n = 0;
+    uint64_t p2 = idx / (N_TILT * N_TILT);
+    int cls = (int)(p2 / N_PERM8), ud = (int)(p2 % N_PERM8);
+    int corners = t->corner_rep[cls];
+    for (int j = 0; j < t->n_p2; j++) {
+        int m = t->p2_move[j];
+        if (!(t->tilt_moves[k] >> m & 1))
+            continue;
+        int c2 = move_row(t, t->corners_move, corners)[m];
+        int s = t->corner_sym[c2];
+        int ud2 = t->udedges_conj[t->udedges_move[ud][j]][s];
+        child[n] = (((uint64_t)t->corner_class[c2] * N_PERM8 + ud2) * N_TILT +
+                    t->axis_conj[k][s]) * N_TILT + t->axis_conj[e][s];
+        cost[n++] = 1;
+    }
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != k) {
+            child[n] = (p2 * N_TILT + k2) * N_TILT + e;
+            cost[n++] = 1;
+        }
+    return n;
+}
+
+static int rphase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    int e = (int)(idx % N_TILT), k = (int)(idx / N_TILT % N_TILT), n = 0;
+    uint64_t p2 = idx / (N_TILT * N_TILT), cls = p2 / N_PERM8;
+    int ud = (int)(p2 % N_PERM8);
+    unsigned self = t->corner_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = ((cls * N_PERM8 + t->udedges_conj[ud][s]) * N_TILT +
+                        t->axis_conj[k][s]) * N_TILT + t->axis_conj[e][s];
     return n;
 }
 
@@ -210,18 +303,23 @@ static int run_threads(int threads, void *(*fn)(void *), void *arg)
     return QS_OK;
 }
 
-/* Fills dist (sp->n bytes) with distances from entry `start`. */
-static int bfs(const space *sp, uint64_t start, uint8_t *dist, int threads,
-               bfs_job *job)
+/* Fills dist (sp->n bytes) with distances from the entries `starts`. */
+static int bfs(const space *sp, const uint64_t *starts, int n_starts,
+               uint8_t *dist, int threads, bfs_job *job)
 {
     uint64_t equiv[N_SYM];
     memset(dist, UNREACHED, sp->n);
-    dist[start] = 0;
-    int ne = sp->equivalents(sp, start, equiv);
-    for (int e = 0; e < ne; e++)
-        dist[equiv[e]] = 0;
+    for (int i = 0; i < n_starts; i++) {
+        dist[starts[i]] = 0;
+        int ne = sp->equivalents(sp, starts[i], equiv);
+        for (int e = 0; e < ne; e++)
+            dist[equiv[e]] = 0;
+    }
 
-    uint64_t reached = 1, at_level = 1;
+    uint64_t reached = 0, at_level = 0;
+    for (uint64_t i = 0; i < sp->n; i++)
+        reached += dist[i] == 0;
+    at_level = reached;
     for (int d = 0; d < sp->max_level; d++) {
         uint64_t unreached = sp->n - reached;
         if (unreached == 0)
@@ -317,7 +415,8 @@ static int generate_phase1(const qs_tables *t, void *buf, int threads,
     job->dist = dist;
     job->progress_base = 0;
     job->progress_span = 0.5;
-    int err = bfs(&sp, (uint64_t)solved_flipslice_index(t), dist, threads, job);
+    uint64_t start = (uint64_t)solved_flipslice_index(t);
+    int err = bfs(&sp, &start, 1, dist, threads, job);
     for (uint64_t i = 0; !err && i < sp.n; i++)
         if (dist[i] >= P1_DIST_MASK)
             err = QS_ERR_TABLES; /* deeper than an entry can say */
@@ -347,10 +446,73 @@ static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
     job->progress_base = 0;
     job->progress_span = 1.0;
     uint64_t start = (uint64_t)t->corner_class[0] * N_PERM8;
-    int err = bfs(&sp, start, dist, threads, job);
+    int err = bfs(&sp, &start, 1, dist, threads, job);
     if (!err)
         for (uint64_t i = 0; i < sp.n; i += 2)
             buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
+    free(dist);
+    return err;
+}
+
+static int generate_rphase1(const qs_tables *t, uint16_t *buf, int threads,
+                            bfs_job *job)
+{
+    space sp = {t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
+                rphase1_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    uint64_t solved = (uint64_t)solved_flipslice_index(t), starts[N_TILT];
+    for (int k = 0; k < N_TILT; k++)
+        starts[k] = solved * N_TILT + k;
+    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    for (uint64_t i = 0; !err && i < N_PHASE1; i++) {
+        const uint8_t *d = &dist[i * N_TILT];
+        if (d[0] >= P1_DIST_MASK || d[1] >= P1_DIST_MASK ||
+            d[2] >= P1_DIST_MASK)
+            err = QS_ERR_TABLES; /* deeper than a nibble can say */
+        buf[i] = (uint16_t)(d[0] | d[1] << 4 | d[2] << 8);
+    }
+    free(dist);
+    return err;
+}
+
+static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
+                            bfs_job *job)
+{
+    const int pairs = N_TILT * N_TILT;
+    space sp = {t, N_PHASE2 * pairs, PHASE2_MAX_DIST, rphase2_children,
+                rphase2_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    uint64_t solved = (uint64_t)t->corner_class[0] * N_PERM8, starts[N_TILT];
+    for (int e = 0; e < N_TILT; e++)
+        starts[e] = (solved * N_TILT + e) * N_TILT + e;
+    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    for (uint64_t i = 0; !err && i < N_PHASE2; i++) {
+        const uint8_t *d = &dist[i * pairs]; /* d[k * 3 + e] */
+        uint32_t entry = 0;
+        for (int k = 0; k < N_TILT; k++) {
+            int any = d[k * 3];
+            for (int e = 1; e < N_TILT; e++)
+                if (d[k * 3 + e] < any)
+                    any = d[k * 3 + e];
+            entry |= (uint32_t)any << (4 * k);
+            for (int e = 0; e < N_TILT; e++)
+                if (any < PHASE2_MAX_DIST && d[k * 3 + e] > any)
+                    entry |= 1u << (RP2_EXCESS + 3 * e + k);
+        }
+        buf[i] = entry;
+    }
     free(dist);
     return err;
 }
@@ -365,6 +527,18 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
     if ((int)m < 0 || m >= QS_METRIC_COUNT || !info)
         return QS_ERR_ARGUMENT;
     int axial = m == QS_METRIC_AXHT || m == QS_METRIC_AXQT;
+    if (m == QS_METRIC_ROBOT) {
+        if (i != BLOB_PHASE1 && i != BLOB_PHASE2)
+            return QS_ERR_ARGUMENT;
+        int p1 = i == BLOB_PHASE1;
+        info->name = p1 ? "phase1" : "phase2";
+        /* Kinds of their own: a robot blob is never taken for another. */
+        info->kind = p1 ? 10 : 11;
+        info->entries = p1 ? N_PHASE1 : N_PHASE2;
+        info->bytes = p1 ? N_PHASE1 * sizeof(uint16_t)
+                         : N_PHASE2 * sizeof(uint32_t);
+        return QS_OK;
+    }
     switch (i) {
     case BLOB_PHASE1:
         info->name = "phase1";
@@ -404,8 +578,13 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         job.progress = progress;
         job.progress_ctx = progress_ctx;
         pthread_mutex_init(&job.progress_lock, NULL);
-        err = i == BLOB_PHASE1 ? generate_phase1(t, buf, threads, &job)
-                               : generate_phase2(t, buf, threads, &job);
+        if (m == QS_METRIC_ROBOT)
+            err = i == BLOB_PHASE1
+                      ? generate_rphase1(t, buf, threads, &job)
+                      : generate_rphase2(t, buf, threads, &job);
+        else
+            err = i == BLOB_PHASE1 ? generate_phase1(t, buf, threads, &job)
+                                   : generate_phase2(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);
         if (!err && progress)
             progress(progress_ctx, 1.0);

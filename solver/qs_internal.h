@@ -60,6 +60,7 @@ void perm_unrank(int rank, uint8_t *p, int n);
 #define N_CORNER_CLASS 2768
 #define N_PHASE1 ((uint64_t)N_FS_CLASS * N_TWIST)
 #define N_PHASE2 ((uint64_t)N_CORNER_CLASS * N_PERM8)
+#define N_TILT 3           /* tilt classes of the robot metric */
 #define N_CANON 7          /* canonical-sequence states: none + 6 faces */
 #define MAX_P2_MOVES 21
 #define PHASE2_MAX_DIST 15 /* nibble entries saturate here */
@@ -85,6 +86,17 @@ void perm_unrank(int rank, uint8_t *p, int n);
 #define P1_MASK_SHIFT 4
 
 enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
+
+/* Robot-metric blobs, in robot moves (turns and tilts; the gripper
+ * regrips are left to the search):
+ * rphase1: one uint16_t per phase-1 entry (flipslice class, twist); nibble
+ *   k is the distance to the phase-2 group from tilt class k.
+ * rphase2: one uint32_t per phase-2 entry (corner class, U/D edges);
+ *   nibble k (bits 4k..4k+3, saturated at 15) is the distance to solved
+ *   from class k, ending in any class; bit RP2_EXCESS + 3e + k says that
+ *   ending in class e takes one move more (one tilt at the end always
+ *   reaches any class, so it is never more than one). */
+#define RP2_EXCESS 12
 
 struct qs_tables {
     qs_metric metric;
@@ -142,11 +154,19 @@ struct qs_tables {
      * representative, in groups whose flag is set */
     uint64_t (*flag_remap)[64];
 
+    /* robot metric: the tilt class of a position is the axis (0 U-D, 1 R-L,
+     * 2 F-B, in the frame of the coordinates) that the robot cannot turn
+     * because it lies at the robot's U-D position. */
+    uint8_t axis_conj[N_TILT][N_SYM]; /* the class after S x S^-1 */
+    uint64_t tilt_moves[N_TILT];      /* moves a class can turn */
+
     /* pruning */
     const void *phase1;        /* blob: uint32_t or uint64_t entries */
     const uint8_t *phase2;     /* blob: nibbles [corner class][udedges] */
     uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
     uint8_t *edgeslice;        /* [N_PERM8 * 24] */
+    const uint16_t *rphase1;   /* robot blobs, see below */
+    const uint32_t *rphase2;
 };
 
 /* The row of a move table for coordinate value x, one entry per move. Rows
@@ -197,6 +217,15 @@ static inline uint64_t phase1_moves(const qs_tables *t, uint64_t e, int sym,
     uint64_t by_delta[3];
     phase1_deltas(t, e, sym, by_delta);
     return slack == 0 ? by_delta[0] : by_delta[0] | by_delta[1];
+}
+
+/* The three robot phase-1 distances of a position, by the tilt class in
+ * its own frame, read through symmetry sym: class k of the position is
+ * class axis_conj[k][sym] of the representative. */
+static inline int robot_p1_dist(const qs_tables *t, uint16_t e, int sym,
+                                int k)
+{
+    return e >> (4 * t->axis_conj[k][sym]) & 15;
 }
 
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)

@@ -64,10 +64,19 @@ typedef enum {
     QS_METRIC_QTM = 1,  /* quarter turns count 1, half turns 2 */
     QS_METRIC_AXHT = 2, /* face turn or parallel pair of opposite faces: 1 */
     QS_METRIC_AXQT = 3, /* as AXHT, but a half turn in the step counts 2 */
-    QS_METRIC_COUNT = 4
+    /* Robot moves of a quad-arm robot: AXHT turns of the four gripped
+     * faces, tilts and full regrips. How many a sequence of face turns
+     * needs depends on how it is executed, so qs_moves_length has no value
+     * for it; its tables serve robot_solve (library qs_robot, robot.h) and
+     * qs_solve rejects them with QS_ERR_TABLES. */
+    QS_METRIC_ROBOT = 4,
+    QS_METRIC_COUNT = 5
 } qs_metric;
 
-/* "htm", "qtm", "axht", "axqt". */
+/* The metrics whose length is a function of the moves alone. */
+#define QS_PLAIN_METRICS 4
+
+/* "htm", "qtm", "axht", "axqt", "robot". */
 const char *qs_metric_name(qs_metric m);
 /* Parses a metric name (case-insensitive); returns the metric or -1. */
 int qs_metric_parse(const char *name);
@@ -133,7 +142,8 @@ int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
 /* Prints moves separated by single spaces; returns the length written
  * (excluding NUL) or QS_ERR_BUFFER. An empty sequence prints "". */
 int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len);
-/* The length of a move sequence in metric m. */
+/* The length of a move sequence in metric m (QS_ERR_ARGUMENT for
+ * QS_METRIC_ROBOT: see robot_plan). */
 int qs_moves_length(const qs_move *moves, int n, qs_metric m);
 /* Inverse sequence: reversed, each move inverted. */
 void qs_moves_invert(const qs_move *moves, int n, qs_move *out);

@@ -66,6 +66,9 @@ static int in_phase2_group(qs_move m)
 static void init_moves(qs_tables *t, qs_metric metric)
 {
     t->metric = metric;
+    /* The robot turns like AXHT; its tilts live in the robot tables. */
+    if (metric == QS_METRIC_ROBOT)
+        metric = QS_METRIC_AXHT;
     t->axial = metric == QS_METRIC_AXHT || metric == QS_METRIC_AXQT;
     t->n_moves = t->axial ? QS_MOVE_COUNT : 18;
     t->all_moves = t->g1_moves = 0;
@@ -413,8 +416,18 @@ int tables_init_base(qs_tables *t, qs_metric metric)
     memset(t, 0, sizeof *t);
     init_moves(t, metric);
     int err = init_symmetries(t, sym);
-    if (!err)
+    if (!err) {
+        for (int k = 0; k < N_TILT; k++) {
+            for (int s = 0; s < N_SYM; s++)
+                t->axis_conj[k][s] =
+                    (uint8_t)axis_of(t->move_conj[3 * k][s]);
+            t->tilt_moves[k] = 0;
+            for (int m = 0; m < t->n_moves; m++)
+                if (axis_of((qs_move)m) != k)
+                    t->tilt_moves[k] |= 1ull << m;
+        }
         err = init_move_tables(t);
+    }
     if (!err)
         err = init_sym_tables(t, sym);
     if (!err)
@@ -444,8 +457,13 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         free(t);
         return err;
     }
-    t->phase1 = blobs[BLOB_PHASE1];
-    t->phase2 = blobs[BLOB_PHASE2];
+    if (m == QS_METRIC_ROBOT) {
+        t->rphase1 = blobs[BLOB_PHASE1];
+        t->rphase2 = blobs[BLOB_PHASE2];
+    } else {
+        t->phase1 = blobs[BLOB_PHASE1];
+        t->phase2 = blobs[BLOB_PHASE2];
+    }
     *out = t;
     return QS_OK;
 }

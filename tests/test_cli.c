@@ -244,6 +244,73 @@ static void test_tables_info(void **state)
     free(out);
 }
 
+/* solve --metric robot: cube-frame moves that solve the cube, and in
+ * JSON the robot-frame plan, which `evaluate` reproduces exactly. */
+static void test_robot_metric(void **state)
+{
+    (void)state;
+    char cubes[2][55], args[1024], *out;
+    test_read_bench("random-1k.txt", cubes, 2);
+    snprintf(args, sizeof args,
+             "solve --json --metric robot --solutions 2 --time-ms 20 "
+             "--profile lego %s",
+             cubes[1]);
+    assert_int_equal(run(args, NULL, &out), 0);
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "ok")));
+    const char *moves = cJSON_GetObjectItem(j, "moves")->valuestring;
+    assert_line_solves(cubes[1], moves);
+    const char *robot = cJSON_GetObjectItem(j, "robot")->valuestring;
+    int robot_moves = cJSON_GetObjectItem(j, "robot_moves")->valueint;
+    double cost = cJSON_GetObjectItem(j, "cost_ms")->valuedouble;
+    assert_true(robot_moves >= 15 && robot_moves <= 26);
+    assert_true(cost > 0);
+    assert_string_equal(cJSON_GetObjectItem(j, "profile")->valuestring,
+                        "lego");
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "length"),
+                                         "axht")->valueint >= 1, 1);
+    assert_true(strlen(robot) > 0);
+    cJSON *sols = cJSON_GetObjectItem(j, "solutions"), *s;
+    cJSON_ArrayForEach(s, sols) {
+        assert_line_solves(cubes[1],
+                           cJSON_GetObjectItem(s, "moves")->valuestring);
+        assert_int_equal(cJSON_GetObjectItem(s, "length")->valueint,
+                         cJSON_GetObjectItem(s, "robot_moves")->valueint);
+    }
+    /* The independent evaluation of the same moves: the same counts. */
+    char *eval;
+    snprintf(args, sizeof args,
+             "evaluate --json --profile lego --facelets %s \"%s\"", cubes[1],
+             moves);
+    assert_int_equal(run(args, NULL, &eval), 0);
+    cJSON *e = cJSON_Parse(eval);
+    assert_non_null(e);
+    assert_int_equal(cJSON_GetObjectItem(e, "robot_moves")->valueint,
+                     robot_moves);
+    assert_true(cJSON_GetObjectItem(e, "cost_ms")->valuedouble == cost);
+    cJSON_Delete(e);
+    free(eval);
+    cJSON_Delete(j);
+    free(out);
+
+    /* Text output: one line of moves per input, as in other metrics. */
+    assert_int_equal(run("solve --metric robot --time-ms 10", cubes[0], &out),
+                     0);
+    char *lines[4];
+    assert_int_equal(lines_of(out, lines, 4), 1);
+    assert_line_solves(cubes[0], lines[0]);
+    free(out);
+
+    /* Bad robot options are usage errors. */
+    assert_int_equal(run("solve --metric robot --profile nosuch R", NULL,
+                         &out), 2);
+    free(out);
+    assert_int_equal(run("solve --metric robot --objective fast R", NULL,
+                         &out), 2);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_scramble_and_errors),
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
+        cmocka_unit_test(test_robot_metric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

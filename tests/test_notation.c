@@ -228,13 +228,16 @@ static void test_metric_names(void **state)
 {
     (void)state;
     static const char *names[QS_METRIC_COUNT] = {"htm", "qtm", "axht",
-                                                 "axqt"};
+                                                 "axqt", "robot"};
     for (int i = 0; i < QS_METRIC_COUNT; i++) {
         assert_string_equal(qs_metric_name((qs_metric)i), names[i]);
         assert_int_equal(qs_metric_parse(names[i]), i);
     }
     assert_int_equal(qs_metric_parse("HTM"), QS_METRIC_HTM);
     assert_int_equal(qs_metric_parse("AxQt"), QS_METRIC_AXQT);
+    /* A robot length depends on the execution, not on the moves alone. */
+    qs_move r = 3;
+    assert_int_equal(qs_moves_length(&r, 1, QS_METRIC_ROBOT), QS_ERR_ARGUMENT);
     assert_int_equal(qs_metric_parse("ht"), -1);
     assert_int_equal(qs_metric_parse("htmx"), -1);
     assert_int_equal(qs_metric_parse(""), -1);

@@ -5,7 +5,8 @@
  * every state within a radius. Inside it the phase-1 table must give
  * exactly that distance and exactly the moves that lead one step closer,
  * seen through whatever symmetry the lookup uses; the phase-2 tables must
- * never exceed it.
+ * never exceed it. The robot tables are checked the same way over states
+ * that carry the tilt class.
  */
 #include "testutil.h"
 
@@ -209,6 +210,134 @@ static void check_phase1(qs_metric metric, int radius)
     qtab_close(set);
 }
 
+/* ---- robot metric: states carry the tilt class k (the axis the robot
+ * cannot turn); a turn off that axis or a tilt to another class is one
+ * robot move. Phase 1 keys are p1_key * 3 + k. */
+
+static void check_robot_phase1(const qs_tables *t, int radius)
+{
+    state_map map;
+    map_init(&map, 25);
+    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
+    assert_non_null(level);
+    for (int k = 0; k < N_TILT; k++)
+        map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0) * N_TILT + k, 0);
+    for (int d = 0; d < radius; d++) {
+        uint64_t n = 0;
+        for (uint64_t i = 0; i <= map.mask; i++)
+            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
+                level[n++] = map.keys[i] - 1;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t key = level[j] / N_TILT;
+            int k = (int)(level[j] % N_TILT);
+            for (int m = 0; m < t->n_moves; m++)
+                if (t->tilt_moves[k] >> m & 1)
+                    map_lower(&map, p1_child(t, key, m) * N_TILT + k, d + 1);
+            for (int k2 = 0; k2 < N_TILT; k2++)
+                map_lower(&map, key * N_TILT + k2, d + 1);
+        }
+    }
+    uint64_t checked = 0;
+    int by_class[N_TILT] = {0};
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = (map.keys[i] - 1) / N_TILT;
+        int k = (int)((map.keys[i] - 1) % N_TILT);
+        int twist = (int)(key % N_TWIST), fs = (int)(key / N_TWIST);
+        int s = t->fs_sym[fs];
+        uint16_t e = t->rphase1[(uint64_t)t->fs_class[fs] * N_TWIST +
+                                t->twist_conj[twist][s]];
+        /* Looked up through the symmetry that reduces the position, with
+         * the class mapped along: exact, as the breadth-first search. */
+        assert_int_equal(robot_p1_dist(t, e, s, k), map.dist[i]);
+        checked++;
+        by_class[k] += map.dist[i] == radius;
+    }
+    print_message("robot: %llu phase-1 distances checked (radius %d)\n",
+                  (unsigned long long)checked, radius);
+    for (int k = 0; k < N_TILT; k++)
+        assert_true(by_class[k] > 1000);
+    free(level);
+    map_free(&map);
+}
+
+/* Phase 2 keys: ((corners * 40320 + udedges) * 24 + slice order) * 9 +
+ * k * 3 + e, e the class the search must end in. */
+static void check_robot_phase2(const qs_tables *t, int radius)
+{
+    state_map map;
+    map_init(&map, 25);
+    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
+    assert_non_null(level);
+    for (int e = 0; e < N_TILT; e++)
+        map_lower(&map, (uint64_t)e * N_TILT + e, 0);
+    for (int d = 0; d < radius; d++) {
+        uint64_t n = 0;
+        for (uint64_t i = 0; i <= map.mask; i++)
+            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
+                level[n++] = map.keys[i] - 1;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t pos = level[j] / 9;
+            int k = (int)(level[j] % 9 / 3), e = (int)(level[j] % 3);
+            int s2 = (int)(pos % N_SLICE2);
+            int ud = (int)(pos / N_SLICE2 % N_PERM8);
+            int corners = (int)(pos / N_SLICE2 / N_PERM8);
+            for (int x = 0; x < t->n_p2; x++) {
+                int m = t->p2_move[x];
+                if (!(t->tilt_moves[k] >> m & 1))
+                    continue;
+                uint64_t child =
+                    ((uint64_t)move_row(t, t->corners_move, corners)[m] *
+                         N_PERM8 + t->udedges_move[ud][x]) * N_SLICE2 +
+                    t->slice2_move[s2][m];
+                map_lower(&map, child * 9 + (uint64_t)(k * 3 + e), d + 1);
+            }
+            for (int k2 = 0; k2 < N_TILT; k2++)
+                map_lower(&map, pos * 9 + (uint64_t)(k2 * 3 + e), d + 1);
+        }
+    }
+    /* Robot phase-2 entries ignore the slice order, so they are lower
+     * bounds; the end-class bit must hold wherever the distances are
+     * known exactly (both within the radius). */
+    uint64_t checked = 0;
+    int exact = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = map.keys[i] - 1, pos = key / 9;
+        int k = (int)(key % 9 / 3), e = (int)(key % 3), d = map.dist[i];
+        int ud = (int)(pos / N_SLICE2 % N_PERM8);
+        int corners = (int)(pos / N_SLICE2 / N_PERM8);
+        int s = t->corner_sym[corners];
+        uint32_t entry =
+            t->rphase2[(uint64_t)t->corner_class[corners] * N_PERM8 +
+                       t->udedges_conj[ud][s]];
+        int kk = t->axis_conj[k][s], ee = t->axis_conj[e][s];
+        int any = (int)(entry >> (4 * kk) & 15);
+        int bound = any + (int)(entry >> (RP2_EXCESS + 3 * ee + kk) & 1);
+        assert_true(any <= d);
+        assert_true(bound <= d);
+        exact += bound == d;
+        checked++;
+    }
+    print_message("robot: %llu phase-2 states checked, bound exact on %d\n",
+                  (unsigned long long)checked, exact);
+    assert_true(exact > (int)(checked / 2));
+    free(level);
+    map_free(&map);
+}
+
+static void test_robot(void **state)
+{
+    (void)state;
+    qtab_set *set = test_open_tables(QS_METRIC_ROBOT);
+    const qs_tables *t = qtab_set_tables(set);
+    check_robot_phase1(t, 5);
+    check_robot_phase2(t, 6);
+    qtab_close(set);
+}
+
 static void test_htm(void **state) { (void)state; check_phase1(QS_METRIC_HTM, 6); }
 static void test_qtm(void **state) { (void)state; check_phase1(QS_METRIC_QTM, 7); }
 static void test_axht(void **state) { (void)state; check_phase1(QS_METRIC_AXHT, 5); }
@@ -221,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_qtm),
         cmocka_unit_test(test_axht),
         cmocka_unit_test(test_axqt),
+        cmocka_unit_test(test_robot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

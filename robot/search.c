@@ -1,0 +1,795 @@
+/*
+ * search.c - robot_solve: two-phase search in robot moves.
+ *
+ * The search is Kociemba's two-phase algorithm in the axial metric with
+ * the robot's limits built in. A node carries, besides the cube
+ * coordinates, the orientation in which the robot holds the cube (its
+ * tilt class, the axis it cannot turn, decides which moves exist) and the
+ * set of gripper states the robot may be in (the 7-bit stateset of
+ * robot_model). A tilt is a move of its own; a full regrip is charged
+ * only when the next move is impossible from every state of the set, so
+ * regrips are deferred as long as possible. The pruning tables (robot
+ * blobs of the ROBOT table set) give distances in turns and tilts for
+ * each tilt class.
+ *
+ * Six directions, as in qs_solve: the cube seen along each axis, and its
+ * inverse. An inverse search walks the execution backwards from its end,
+ * so it starts from any tilt class with every gripper state possible and
+ * must end in the home tilt class with the neutral state reachable (the
+ * phase-2 table knows the distance to each end class). Its orientation
+ * inside the class is a representative, so its count of regrips is an
+ * estimate; every solution is in any case planned again from scratch by
+ * robot_plan, which is exact, and the plan is what gets reported.
+ *
+ * Jobs are (phase-1 length, direction, start class) in order of length;
+ * threads take them in turn. Each node lists its children first and
+ * prefetches their table entries, then visits them.
+ */
+#include "robot.h"
+
+#include "qs_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    N_DIRS = 6,
+    CHECK_EVERY = 255,
+    MAX_P1 = 24,              /* longest phase-1 part ever searched */
+    MAX_P2 = 13,              /* longest phase-2 part searched */
+    MAX_PATH = QS_MAX_MOVES,  /* operations in a path, tilts included */
+    TILT_OP = 45,             /* path entries 45, 46: tilts RL, FB */
+    MAX_KIDS = 32,            /* 30 turns and 2 tilts */
+    DEFAULT_LIMIT = 40,       /* robot moves; never reached in practice */
+    SPARE_CANDIDATES = 8,
+    MAX_EXTRA_PLANS = 3       /* candidates planned beyond those returned */
+};
+
+/* One direction of search: the cube as seen in it, and its moves as the
+ * robot executes them. */
+typedef struct {
+    qs_cube cube;
+    int inverse;
+    int home_class;                /* tilt class of orientation 0 */
+    int n_starts;                  /* start orientations */
+    uint8_t start[N_TILT];
+    uint8_t start_set;             /* stateset at the start */
+    uint8_t cube_move[QS_MOVE_COUNT]; /* search move -> cube frame */
+    uint8_t cls[ROBOT_ORIENTATIONS];  /* tilt class in this frame */
+    /* op[o][m]: the automaton op the robot runs for search move m in
+     * orientation o; tilt_to[o][t]: the orientation the search goes to
+     * with tilt t (backwards in an inverse search) */
+    uint8_t op[ROBOT_ORIENTATIONS][QS_MOVE_COUNT];
+    uint8_t tilt_to[ROBOT_ORIENTATIONS][2];
+} direction;
+
+/* A solution as the search found it: cube-frame moves, the robot moves
+ * the search counted for it, and the direction. */
+typedef struct {
+    qs_move moves[QS_MAX_MOVES];
+    uint8_t n, count, dir;
+} candidate;
+
+typedef struct {
+    const qs_tables *t;
+    const robot_model *rm;
+    const robot_profile *prof;
+    const robot_solve_options *o;
+    qs_cube cube;
+    direction dir[N_DIRS];
+    uint8_t move_axis[QS_MOVE_COUNT];
+    uint64_t start_ns, deadline_ns;
+
+    pthread_mutex_t lock;
+    int next_len, next_dir, next_start; /* the next job */
+    int deepest_done;
+    atomic_int limit;     /* most robot moves a path may still have */
+    atomic_int stop;
+    atomic_int found;
+    int cancelled, timed_out;
+    candidate *cand;      /* best first by the search's count */
+    int n_cand, pool;     /* candidates held, pool size */
+    int max_out;
+    int confirmed;        /* a plan within max_len has been seen */
+    double first_ms;
+    uint64_t nodes1, nodes2, searches2;
+} shared;
+
+typedef struct {
+    shared *sh;
+    const qs_tables *t;
+    const direction *d;
+    const uint8_t (*next)[ROBOT_OPS]; /* nextset or nextiset */
+    int dir, len1;
+    uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
+    int n_path1, n_path;
+    uint16_t uedges[MAX_PATH + 1], dedges[MAX_PATH + 1];
+    int edges_ok;
+    uint64_t nodes1, nodes2, searches2;
+    int halt;
+} worker;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void robot_solve_options_default(robot_solve_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+    o->time_ms = 10;
+    o->max_len = -1;
+    o->solutions = 1;
+    o->objective = ROBOT_OBJ_MOVES;
+}
+
+static int axis_of(int m)
+{
+    return m < 18 ? (m / 3) % 3 : (m - 18) / 9;
+}
+
+static int should_halt(worker *w)
+{
+    shared *sh = w->sh;
+    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+        return w->halt = 1;
+    if (sh->o->cancel &&
+        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
+        pthread_mutex_lock(&sh->lock);
+        sh->cancelled = 1;
+        pthread_mutex_unlock(&sh->lock);
+        atomic_store(&sh->stop, 1);
+        return w->halt = 1;
+    }
+    /* As in qs_solve: without a length limit the deadline waits for the
+     * first solution, so a solvable cube is never left unsolved. */
+    if (sh->deadline_ns && now_ns() >= sh->deadline_ns &&
+        (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
+         sh->o->max_len >= 0)) {
+        pthread_mutex_lock(&sh->lock);
+        sh->timed_out = 1;
+        pthread_mutex_unlock(&sh->lock);
+        atomic_store(&sh->stop, 1);
+        return w->halt = 1;
+    }
+    return 0;
+}
+
+/* a is better than b under the objective. */
+static int better(const robot_solution *a, const robot_solution *b,
+                  robot_objective obj)
+{
+    const robot_schedule *x = &a->plan, *y = &b->plan;
+    if (obj == ROBOT_OBJ_TIME && x->cost_ms != y->cost_ms)
+        return x->cost_ms < y->cost_ms;
+    if (x->robot_moves != y->robot_moves)
+        return x->robot_moves < y->robot_moves;
+    if (x->cost_ms != y->cost_ms)
+        return x->cost_ms < y->cost_ms;
+    return x->safe > y->safe;
+}
+
+/* Plans a candidate exactly and replays the plan on the robot's physics;
+ * returns ROBOT_OK or why it must not be reported. */
+static int plan_candidate(const shared *sh, robot_solution *s)
+{
+    qs_cube check = sh->cube;
+    qs_cube_apply_moves(&check, s->moves, s->n);
+    if (!qs_cube_is_solved(&check))
+        return ROBOT_ERR_NOT_SOLVED;
+    int err = robot_plan(sh->rm, sh->prof, sh->o->objective, s->moves, s->n,
+                         &s->plan);
+    if (!err) {
+        char detail[8];
+        err = robot_check(&s->plan, &sh->cube, sh->prof, detail,
+                          sizeof detail);
+    }
+    return err;
+}
+
+/* Keeps the path (as cube-frame face turns) among the candidates, ranked
+ * by the search's own count of robot moves. Planning (a dynamic program
+ * far dearer than a search node) waits for the end of the search, except
+ * where a length limit must be confirmed. */
+static void record(worker *w, int count)
+{
+    shared *sh = w->sh;
+    const direction *d = w->d;
+    candidate c;
+    int n = 0;
+    qs_move seq[QS_MAX_MOVES];
+    for (int i = 0; i < w->n_path; i++)
+        if (w->path[i] < QS_MOVE_COUNT)
+            seq[n++] = d->cube_move[w->path[i]];
+    if (d->inverse)
+        qs_moves_invert(seq, n, c.moves);
+    else
+        memcpy(c.moves, seq, (size_t)n);
+    c.n = (uint8_t)n;
+    c.count = (uint8_t)count;
+    c.dir = (uint8_t)w->dir;
+
+    pthread_mutex_lock(&sh->lock);
+    int pos = sh->n_cand;
+    for (int i = 0; i < sh->n_cand; i++) {
+        if (sh->cand[i].n == c.n &&
+            memcmp(sh->cand[i].moves, c.moves, (size_t)c.n) == 0) {
+            pos = -1;
+            break;
+        }
+        if (pos == sh->n_cand && c.count < sh->cand[i].count)
+            pos = i;
+    }
+    if (pos >= 0 && pos < sh->pool) {
+        int keep = sh->n_cand < sh->pool ? sh->n_cand : sh->pool - 1;
+        memmove(&sh->cand[pos + 1], &sh->cand[pos],
+                sizeof c * (size_t)(keep - pos));
+        sh->cand[pos] = c;
+        if (sh->n_cand < sh->pool)
+            sh->n_cand++;
+        if (atomic_load(&sh->found) == 0)
+            sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        atomic_store(&sh->found, sh->n_cand);
+        /* Fewest moves: with `want` candidates, only shorter paths count.
+         * Least time: paths one move longer than the shortest may still
+         * be faster. */
+        int lim = atomic_load(&sh->limit);
+        if (sh->o->objective == ROBOT_OBJ_TIME) {
+            if (sh->cand[0].count + 1 < lim)
+                lim = sh->cand[0].count + 1;
+        } else if (sh->n_cand >= sh->max_out &&
+                   sh->cand[sh->max_out - 1].count - 1 < lim) {
+            lim = sh->cand[sh->max_out - 1].count - 1;
+        }
+        atomic_store(&sh->limit, lim);
+        if (pos == 0 && sh->o->on_improve)
+            sh->o->on_improve(sh->o->improve_ctx, c.count);
+        if (sh->o->max_len >= 0 && c.count <= sh->o->max_len &&
+            !sh->confirmed) {
+            robot_solution *s = malloc(sizeof *s);
+            if (s) {
+                memcpy(s->moves, c.moves, sizeof c.moves);
+                s->n = c.n;
+                if (plan_candidate(sh, s) == ROBOT_OK &&
+                    s->plan.robot_moves <= sh->o->max_len) {
+                    sh->confirmed = 1;
+                    atomic_store(&sh->stop, 1);
+                }
+                free(s);
+            }
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* The stateset after op, with a full regrip first when op is impossible
+ * from every state; *cost is 1 or 2 (0 when even that fails). */
+static int step_set(const worker *w, int set, int op, int *cost)
+{
+    int next = w->next[set][op];
+    if (next) {
+        *cost = 1;
+        return next;
+    }
+    next = w->next[w->next[set][ROBOT_OP_REGRIP]][op];
+    *cost = next ? 2 : 0;
+    return next;
+}
+
+/* Lower bound on the robot moves from a phase-2 position in tilt class k
+ * (of the search frame) to the end the direction needs. */
+static int phase2_bound(const worker *w, int corners, int udedges, int k)
+{
+    const qs_tables *t = w->t;
+    int s = t->corner_sym[corners];
+    uint32_t e = t->rphase2[(uint64_t)t->corner_class[corners] * N_PERM8 +
+                            t->udedges_conj[udedges][s]];
+    int kk = t->axis_conj[k][s];
+    int dist = (int)(e >> (4 * kk) & 15);
+    if (w->d->inverse) {
+        int end = t->axis_conj[w->d->home_class][s];
+        dist += (int)(e >> (RP2_EXCESS + 3 * end + kk) & 1);
+    }
+    return dist;
+}
+
+/* need: the axis the next turn must use (after a tilt, the one the tilt
+ * made turnable; a tilt followed by anything else could come later), or
+ * -1. last: the axis of the last turn, or -1. */
+static int phase2(worker *w, int corners, int udedges, int slice2, int o,
+                  int set, int togo, int depth, int last, int need)
+{
+    const qs_tables *t = w->t;
+    const direction *d = w->d;
+    if (togo == 0) {
+        if (corners || udedges || slice2)
+            return 0;
+        if (d->inverse && (d->cls[o] != d->home_class || !(set & 1)))
+            return 0;
+        w->n_path = depth;
+        return 1;
+    }
+    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
+        return 0;
+    int k = d->cls[o];
+    for (int j = 0; j < t->n_p2; j++) {
+        int m = t->p2_move[j], axis = w->sh->move_axis[m];
+        if (axis == k || axis == last || (need >= 0 && axis != need))
+            continue;
+        int cost, set2 = step_set(w, set, d->op[o][m], &cost);
+        int rest = togo - cost;
+        if (!cost || rest < 0)
+            continue;
+        int c2 = move_row(t, t->corners_move, corners)[m];
+        int s2 = t->slice2_move[slice2][m];
+        if (t->cornslice[c2 * N_SLICE2 + s2] > rest)
+            continue;
+        int u2 = t->udedges_move[udedges][j];
+        if (t->edgeslice[u2 * N_SLICE2 + s2] > rest ||
+            phase2_bound(w, c2, u2, k) > rest)
+            continue;
+        w->path[depth] = (uint8_t)m;
+        if (phase2(w, c2, u2, s2, o, set2, rest, depth + 1, axis, -1))
+            return 1;
+        if (w->halt)
+            return 0;
+    }
+    if (need >= 0)
+        return 0;
+    for (int tilt = 0; tilt < 2; tilt++) {
+        int cost, set2 = step_set(w, set, ROBOT_OP_TILT_RL + tilt, &cost);
+        int rest = togo - cost;
+        if (!cost || rest < 1)
+            continue;
+        int o2 = d->tilt_to[o][tilt];
+        if (phase2_bound(w, corners, udedges, d->cls[o2]) > rest)
+            continue;
+        w->path[depth] = (uint8_t)(TILT_OP + tilt);
+        if (phase2(w, corners, udedges, slice2, o2, set2, rest, depth + 1,
+                   last, k))
+            return 1;
+        if (w->halt)
+            return 0;
+    }
+    return 0;
+}
+
+/* A phase-1 path of the job's length has reached the phase-2 group. */
+static void phase1_end(worker *w, int slice, int corners, int o, int set,
+                       int depth, int last)
+{
+    const qs_tables *t = w->t;
+    int room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
+               w->len1;
+    int s2 = slice - SLICE_SOLVED * 24;
+    int lb = t->cornslice[corners * N_SLICE2 + s2];
+    if (lb > room)
+        return;
+    for (int i = w->edges_ok > 0 ? w->edges_ok : 0; i < depth; i++) {
+        int m = w->path[i];
+        if (m >= QS_MOVE_COUNT) {
+            w->uedges[i + 1] = w->uedges[i];
+            w->dedges[i + 1] = w->dedges[i];
+            continue;
+        }
+        w->uedges[i + 1] = move_row(t, t->edge4_move[1], w->uedges[i])[m];
+        w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
+    }
+    w->edges_ok = depth;
+    uint8_t perm[8];
+    const uint8_t *upos = t->edge4_pos[w->uedges[depth]];
+    const uint8_t *dpos = t->edge4_pos[w->dedges[depth]];
+    for (int k = 0; k < 4; k++) {
+        perm[upos[k]] = (uint8_t)k;
+        perm[dpos[k]] = (uint8_t)(4 + k);
+    }
+    int udedges = perm_rank(perm, 8);
+    int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
+    if (lb2 > lb)
+        lb = lb2;
+    lb2 = phase2_bound(w, corners, udedges, w->d->cls[o]);
+    if (lb2 > lb)
+        lb = lb2;
+    if (lb > room)
+        return;
+    w->searches2++;
+    w->n_path1 = depth;
+    /* Long phase-2 paths cost more search than deeper phase-1 paths that
+     * leave short ones. */
+    if (room > MAX_P2)
+        room = MAX_P2;
+    for (int len2 = lb; len2 <= room && !w->halt; len2++) {
+        if (phase2(w, corners, udedges, s2, o, set, len2, depth, last, -1)) {
+            record(w, w->len1 + len2);
+            return;
+        }
+        room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
+               w->len1;
+        if (room > MAX_P2)
+            room = MAX_P2;
+    }
+}
+
+typedef struct {
+    uint16_t flip, twist, slice, corners;
+    uint8_t op, o, set, cost, sym;
+    uint32_t index;
+} kid;
+
+/* The phase-1 distance a kid's entry gives for tilt class k. */
+static int kid_dist(const qs_tables *t, const kid *c, int k)
+{
+    return robot_p1_dist(t, t->rphase1[c->index], c->sym, k);
+}
+
+static void locate(const qs_tables *t, kid *c)
+{
+    uint32_t cs = t->fs_packed[c->slice / 24 * N_FLIP + c->flip];
+    c->sym = (uint8_t)(cs & 15);
+    c->index = (cs >> 4) * N_TWIST + t->twist_conj[c->twist][c->sym];
+}
+
+static void phase1(worker *w, int flip, int twist, int slice, int corners,
+                   int o, int set, int togo, int depth, int last, int need)
+{
+    const qs_tables *t = w->t;
+    const direction *d = w->d;
+    const shared *sh = w->sh;
+    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    kid kids[MAX_KIDS];
+    int n = 0, k = d->cls[o];
+    /* First pass: children's coordinates, and their entries fetched. */
+    uint64_t moves = t->tilt_moves[k];
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        int axis = sh->move_axis[m];
+        if (axis == last || (need >= 0 && axis != need))
+            continue;
+        int cost, set2 = step_set(w, set, d->op[o][m], &cost);
+        if (!cost || cost > togo)
+            continue;
+        kid *c = &kids[n];
+        c->flip = move_row(t, t->flip_move, flip)[m];
+        c->twist = move_row(t, t->twist_move, twist)[m];
+        c->slice = move_row(t, t->edge4_move[0], slice)[m];
+        c->corners = move_row(t, t->corners_move, corners)[m];
+        c->op = (uint8_t)m;
+        c->o = (uint8_t)o;
+        c->set = (uint8_t)set2;
+        c->cost = (uint8_t)cost;
+        if (cost == togo) {
+            /* The last phase-1 move: it must reach the group, and not by
+             * a phase-2 move (a shorter phase-1 path would exist). */
+            if (c->flip || c->twist || c->slice / 24 != SLICE_SOLVED ||
+                (t->g1_moves >> m & 1))
+                continue;
+            c->index = UINT32_MAX;
+        } else {
+            c->index = 0;
+            __builtin_prefetch(
+                &t->fs_packed[c->slice / 24 * N_FLIP + c->flip]);
+        }
+        n++;
+    }
+    if (need < 0 && togo >= 2)
+        for (int tilt = 0; tilt < 2; tilt++) {
+            int cost, set2 = step_set(w, set, ROBOT_OP_TILT_RL + tilt, &cost);
+            if (!cost || cost >= togo)
+                continue;
+            kid *c = &kids[n++];
+            c->flip = (uint16_t)flip;
+            c->twist = (uint16_t)twist;
+            c->slice = (uint16_t)slice;
+            c->corners = (uint16_t)corners;
+            c->op = (uint8_t)(TILT_OP + tilt);
+            c->o = d->tilt_to[o][tilt];
+            c->set = (uint8_t)set2;
+            c->cost = (uint8_t)cost;
+            c->index = 0;
+        }
+    /* Second pass: the table entries, whose symmetry classes are on the
+     * way by now. */
+    for (int i = 0; i < n; i++)
+        if (kids[i].index != UINT32_MAX) {
+            locate(t, &kids[i]);
+            __builtin_prefetch(&t->rphase1[kids[i].index]);
+        }
+    /* Third pass: visit the children within reach. */
+    for (int i = 0; i < n && !w->halt; i++) {
+        const kid *c = &kids[i];
+        int rest = togo - c->cost;
+        w->path[depth] = c->op;
+        if (w->edges_ok > depth)
+            w->edges_ok = depth;
+        if (c->index == UINT32_MAX) {
+            phase1_end(w, c->slice, c->corners, c->o, c->set, depth + 1,
+                       sh->move_axis[c->op]);
+            continue;
+        }
+        int tilted = c->op >= TILT_OP;
+        int dist = kid_dist(t, c, d->cls[c->o]);
+        /* Rokicki's rule: a child with slack that is already close to the
+         * phase-2 group mostly repeats solutions of shorter phase-1 paths. */
+        if (dist > rest || (dist < rest && dist + rest < 5))
+            continue;
+        if (tilted)
+            phase1(w, c->flip, c->twist, c->slice, c->corners, c->o, c->set,
+                   rest, depth + 1, last, k);
+        else
+            phase1(w, c->flip, c->twist, c->slice, c->corners, c->o, c->set,
+                   rest, depth + 1, sh->move_axis[c->op], -1);
+    }
+}
+
+/* Takes the next job (phase-1 lengths in increasing order; every
+ * direction and start class for each) and runs it; 0 when none is left
+ * that could improve on the best solutions. */
+static int run_job(worker *w)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    for (;;) {
+        if (should_halt(w))
+            return 0;
+        pthread_mutex_lock(&sh->lock);
+        int len1 = sh->next_len, dir = sh->next_dir,
+            start = sh->next_start;
+        if (++sh->next_start >= sh->dir[dir].n_starts) {
+            sh->next_start = 0;
+            if (++sh->next_dir == N_DIRS) {
+                sh->next_dir = 0;
+                sh->next_len++;
+            }
+        }
+        pthread_mutex_unlock(&sh->lock);
+        if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1)
+            return 0;
+        const direction *d = &sh->dir[dir];
+        const qs_cube *c = &d->cube;
+        int o = d->start[start];
+        kid root;
+        root.flip = (uint16_t)coord_flip(c);
+        root.twist = (uint16_t)coord_twist(c);
+        root.slice = (uint16_t)coord_edge4(c, 8);
+        root.corners = (uint16_t)coord_corners(c);
+        locate(t, &root);
+        if (kid_dist(t, &root, d->cls[o]) > len1)
+            continue;
+        w->d = d;
+        w->dir = dir;
+        w->len1 = len1;
+        w->next = d->inverse ? sh->rm->nextiset : sh->rm->nextset;
+        w->uedges[0] = (uint16_t)coord_edge4(c, 0);
+        w->dedges[0] = (uint16_t)coord_edge4(c, 4);
+        w->edges_ok = 0;
+        if (len1 == 0)
+            phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1);
+        else
+            phase1(w, root.flip, root.twist, root.slice, root.corners, o,
+                   d->start_set, len1, 0, -1, -1);
+        if (w->halt)
+            return 0;
+        if (dir == N_DIRS - 1) {
+            pthread_mutex_lock(&sh->lock);
+            if (len1 > sh->deepest_done)
+                sh->deepest_done = len1;
+            pthread_mutex_unlock(&sh->lock);
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    while (!w->halt && run_job(w))
+        ;
+    shared *sh = w->sh;
+    pthread_mutex_lock(&sh->lock);
+    sh->nodes1 += w->nodes1;
+    sh->nodes2 += w->nodes2;
+    sh->searches2 += w->searches2;
+    pthread_mutex_unlock(&sh->lock);
+    return NULL;
+}
+
+/* Plans the candidates that may be best (a plan can beat the search's
+ * count by a move, inverse counts are estimates) and writes the best
+ * `want` of them, best first; returns how many. */
+static int plan_all(const shared *sh, robot_solution *out, int want)
+{
+    int n = 0;
+    robot_solution *tmp = malloc(sizeof *tmp);
+    if (!tmp)
+        return 0;
+    for (int i = 0; i < sh->n_cand; i++) {
+        const candidate *c = &sh->cand[i];
+        if (c->count > sh->cand[0].count + 1 ||
+            (i >= want + MAX_EXTRA_PLANS &&
+             sh->o->objective == ROBOT_OBJ_MOVES))
+            break;
+        memcpy(tmp->moves, c->moves, sizeof c->moves);
+        tmp->n = c->n;
+        tmp->direction = c->dir;
+        if (plan_candidate(sh, tmp) != ROBOT_OK)
+            continue;
+        int pos = n;
+        while (pos > 0 && better(tmp, &out[pos - 1], sh->o->objective))
+            pos--;
+        if (pos >= want)
+            continue;
+        int keep = n < want ? n : want - 1;
+        memmove(&out[pos + 1], &out[pos], sizeof *out * (size_t)(keep - pos));
+        out[pos] = *tmp;
+        if (n < want)
+            n++;
+    }
+    free(tmp);
+    return n;
+}
+
+/* Direction r looks at S c S^-1, S the r-th rotation about the URF corner
+ * (r = dir % 3), directions 3..5 at the inverse cube. */
+static void init_direction(shared *sh, int dir, const qs_cube sym[48],
+                           const qs_cube *inv)
+{
+    const qs_tables *t = sh->t;
+    const robot_model *rm = sh->rm;
+    direction *d = &sh->dir[dir];
+    int s = 16 * (dir % 3), back = t->sym_inv[s];
+    qs_cube tmp;
+    d->inverse = dir >= 3;
+    qs_cube_multiply(&sym[s], d->inverse ? inv : &sh->cube, &tmp);
+    qs_cube_multiply(&tmp, &sym[back], &d->cube);
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        d->cube_move[m] = t->move_conj[m][back];
+    for (int o = 0; o < ROBOT_ORIENTATIONS; o++) {
+        int up_axis = rm->face_at[o][0] % 3;
+        d->cls[o] = (uint8_t)axis_of(t->move_conj[3 * up_axis][s]);
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            qs_move cm = d->cube_move[m];
+            if (d->inverse)
+                qs_moves_invert(&cm, 1, &cm);
+            d->op[o][m] = rm->to_robot[o][cm];
+        }
+        for (int tilt = 0; tilt < 2; tilt++) {
+            if (!d->inverse) {
+                d->tilt_to[o][tilt] = rm->tilt[o][tilt];
+                continue;
+            }
+            for (int p = 0; p < ROBOT_ORIENTATIONS; p++)
+                if (rm->tilt[p][tilt] == o)
+                    d->tilt_to[o][tilt] = (uint8_t)p;
+        }
+    }
+    d->home_class = d->cls[0];
+    if (!d->inverse) {
+        d->n_starts = 1;
+        d->start[0] = 0;
+        d->start_set = ROBOT_DEFAULTSET;
+        return;
+    }
+    /* The execution may end in any class: one start per class, each from
+     * the first orientation of it, every gripper state possible. */
+    d->n_starts = N_TILT;
+    d->start_set = ROBOT_STATESETS - 1;
+    for (int k = 0; k < N_TILT; k++)
+        for (int o = ROBOT_ORIENTATIONS - 1; o >= 0; o--)
+            if (d->cls[o] == k)
+                d->start[k] = (uint8_t)o;
+}
+
+int robot_solve(const qs_tables *t, const robot_model *rm,
+                const robot_profile *prof, const qs_cube *c,
+                const robot_solve_options *o, robot_solution *out,
+                int max_out, int *n_out, qs_stats *stats)
+{
+    if (!t || !rm || !prof || !c || !o || !out || max_out < 1 || !n_out)
+        return ROBOT_ERR_ARGUMENT;
+    if (o->threads < 1 || o->threads > 256 || o->time_ms < 0 ||
+        o->solutions < 1 || o->max_len < -1 || o->max_len > QS_MAX_MOVES ||
+        (o->objective != ROBOT_OBJ_MOVES && o->objective != ROBOT_OBJ_TIME))
+        return ROBOT_ERR_ARGUMENT;
+    if (qs_tables_metric(t) != QS_METRIC_ROBOT || !t->rphase1 ||
+        !t->rphase2)
+        return ROBOT_ERR_TABLES;
+    if (qs_cube_check(c))
+        return ROBOT_ERR_CUBE;
+    *n_out = 0;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (qs_cube_is_solved(c)) {
+        memset(&out[0], 0, sizeof out[0]);
+        *n_out = 1;
+        return ROBOT_OK;
+    }
+
+    int want = o->solutions < max_out ? o->solutions : max_out;
+    /* Spare candidates: the plan may beat the search's count, and least
+     * time compares more solutions than it returns. */
+    int pool = (o->objective == ROBOT_OBJ_TIME && want < 16 ? 16 : want) +
+               SPARE_CANDIDATES;
+    shared *sh = calloc(1, sizeof *sh);
+    candidate *cand = calloc((size_t)pool, sizeof *cand);
+    worker *workers = calloc((size_t)o->threads, sizeof *workers);
+    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
+    if (!sh || !cand || !workers || !tid) {
+        free(sh);
+        free(cand);
+        free(workers);
+        free(tid);
+        return ROBOT_ERR_NOMEM;
+    }
+    sh->t = t;
+    sh->rm = rm;
+    sh->prof = prof;
+    sh->o = o;
+    sh->cube = *c;
+    sh->cand = cand;
+    sh->pool = pool;
+    sh->max_out = want;
+    sh->deepest_done = -1;
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        sh->move_axis[m] = (uint8_t)axis_of(m);
+    sh->start_ns = now_ns();
+    sh->deadline_ns =
+        o->time_ms > 0 ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull : 0;
+    atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
+    atomic_init(&sh->stop, 0);
+    atomic_init(&sh->found, 0);
+    pthread_mutex_init(&sh->lock, NULL);
+
+    qs_cube sym[48], inv;
+    sym_cubes(sym);
+    qs_cube_inverse(c, &inv);
+    for (int d = 0; d < N_DIRS; d++)
+        init_direction(sh, d, sym, &inv);
+
+    int started = 0;
+    for (int i = 0; i < o->threads; i++) {
+        workers[i].sh = sh;
+        workers[i].t = t;
+    }
+    for (int i = 1; i < o->threads; i++) {
+        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
+            break;
+        started = i;
+    }
+    worker_main(&workers[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+
+    int n = plan_all(sh, out, want);
+    *n_out = n;
+    if (stats) {
+        stats->phase1_nodes = sh->nodes1;
+        stats->phase2_nodes = sh->nodes2;
+        stats->phase2_searches = sh->searches2;
+        stats->phase1_depth = sh->deepest_done;
+        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->first_ms = sh->first_ms;
+    }
+    int err;
+    if (n > 0)
+        err = ROBOT_OK;
+    else if (sh->n_cand > 0)
+        err = ROBOT_ERR_NOT_SOLVED; /* no candidate survived its check */
+    else if (sh->cancelled)
+        err = ROBOT_ERR_CANCELLED;
+    else if (sh->timed_out)
+        err = ROBOT_ERR_TIMEOUT;
+    else
+        err = ROBOT_ERR_NOT_FOUND;
+    pthread_mutex_destroy(&sh->lock);
+    free(sh);
+    free(cand);
+    free(workers);
+    free(tid);
+    return err;
+}

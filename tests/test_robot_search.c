@@ -1,0 +1,303 @@
+/*
+ * test_robot_search.c - robot_solve (robot/search.c), the search in robot
+ * moves: every solution of 1,000 benchmark cubes is replayed by the
+ * independent checker (legal steps, cube solved, counts and cost right);
+ * short scrambles are solved within the robot moves their own inverse
+ * needs; the special positions, N best, the least-time objective, cancel,
+ * limits and wrong inputs behave as documented.
+ */
+#include "testutil.h"
+
+#include "robot.h"
+
+#include <stdatomic.h>
+
+enum { N_CUBES = 1000 };
+
+static char cubes[N_CUBES][55];
+static qtab_set *robot_set, *axht_set;
+static robot_model model;
+static robot_profile profile;
+
+static int setup(void **state)
+{
+    (void)state;
+    robot_model_init(&model);
+    if (robot_profile_builtin("default", &profile) != ROBOT_OK)
+        return 1;
+    return test_read_bench("random-1k.txt", cubes, N_CUBES) != N_CUBES;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    qtab_close(robot_set);
+    qtab_close(axht_set);
+    return 0;
+}
+
+static const qs_tables *robot_tables(void)
+{
+    if (!robot_set)
+        robot_set = test_open_tables(QS_METRIC_ROBOT);
+    return qtab_set_tables(robot_set);
+}
+
+static qs_cube cube_of(const char *facelets)
+{
+    qs_cube c;
+    assert_int_equal(qs_cube_from_facelets(facelets, &c, NULL, 0), QS_OK);
+    return c;
+}
+
+/* The solution solves c, and its plan passes the independent checker. */
+static void assert_executes(const qs_cube *c, const robot_solution *s)
+{
+    qs_cube d = *c;
+    char detail[256];
+    qs_cube_apply_moves(&d, s->moves, s->n);
+    assert_true(qs_cube_is_solved(&d));
+    int rc = robot_check(&s->plan, c, &profile, detail, sizeof detail);
+    if (rc != ROBOT_OK)
+        fail_msg("plan rejected: %s: %s", robot_errcode(rc), detail);
+    assert_int_equal(s->plan.robot_moves, s->plan.n);
+}
+
+static int solve(const qs_cube *c, robot_solve_options *o,
+                 robot_solution *out, int max_out, int *n)
+{
+    return robot_solve(robot_tables(), &model, &profile, c, o, out, max_out,
+                       n, NULL);
+}
+
+static void test_benchmark_cubes(void **state)
+{
+    (void)state;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 10;
+    robot_solution sol;
+    long total = 0;
+    int worst = 0, inverse = 0;
+    for (int i = 0; i < N_CUBES; i++) {
+        qs_cube c = cube_of(cubes[i]);
+        int n = 0;
+        assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
+        assert_int_equal(n, 1);
+        assert_executes(&c, &sol);
+        total += sol.plan.robot_moves;
+        worst = sol.plan.robot_moves > worst ? sol.plan.robot_moves : worst;
+        inverse += sol.direction >= 3;
+    }
+    print_message("%d cubes: %.3f robot moves on average, at most %d; %d "
+                  "from inverse searches\n",
+                  N_CUBES, (double)total / N_CUBES, worst, inverse);
+    /* Loose bounds that any working search meets on a loaded machine: a
+     * plain AXHT solution executed by the robot averages 21.6. */
+    assert_true(total < 21L * N_CUBES);
+    assert_true(worst <= 26);
+    assert_true(inverse > N_CUBES / 10);
+}
+
+/* A scramble's own inverse is a solution; with its robot moves as the
+ * length limit and no time limit the search must find one as short. */
+static void test_short_scrambles(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        qs_move moves[6], inv[6];
+        int len = 1 + trial % 5;
+        for (int i = 0; i < len; i++) {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            moves[i] = (qs_move)(rng % QS_MOVE_COUNT);
+        }
+        qs_cube c;
+        qs_cube_solved(&c);
+        qs_cube_apply_moves(&c, moves, len);
+        if (qs_cube_is_solved(&c))
+            continue;
+        qs_moves_invert(moves, len, inv);
+        robot_schedule *direct = malloc(sizeof *direct);
+        assert_non_null(direct);
+        assert_int_equal(robot_plan(&model, &profile, ROBOT_OBJ_MOVES, inv,
+                                    len, direct),
+                         ROBOT_OK);
+        o.max_len = direct->robot_moves;
+        robot_solution sol;
+        int n = 0;
+        assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
+        assert_executes(&c, &sol);
+        assert_true(sol.plan.robot_moves <= direct->robot_moves);
+        free(direct);
+    }
+}
+
+static void test_special_positions(void **state)
+{
+    (void)state;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 100;
+    robot_solution sol;
+    int n = 0;
+
+    /* Solved: one empty solution. */
+    qs_cube c;
+    qs_cube_solved(&c);
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(sol.n, 0);
+    assert_int_equal(sol.plan.robot_moves, 0);
+
+    /* Superflip, checkerboard and a slice-edge 3-cycle. */
+    static const char *scrambles[] = {
+        "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2",
+        "U2 D2 F2 B2 L2 R2",
+        "R2 U2 R2 U2 R2 U2",
+    };
+    for (size_t i = 0; i < sizeof scrambles / sizeof *scrambles; i++) {
+        qs_move moves[QS_MAX_MOVES];
+        int len = qs_moves_parse(scrambles[i], moves, QS_MAX_MOVES, NULL, 0);
+        assert_true(len > 0);
+        qs_cube_solved(&c);
+        qs_cube_apply_moves(&c, moves, len);
+        assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
+        assert_executes(&c, &sol);
+    }
+    /* The checkerboard: (U2 D2) needs a tilt, so 3 pairs and one tilt. */
+    assert_int_equal(sol.plan.robot_moves >= 3, 1);
+
+    /* Every single move: never worse than doing that move's inverse. */
+    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+        qs_move mv = (qs_move)m, inv;
+        qs_moves_invert(&mv, 1, &inv);
+        qs_cube_solved(&c);
+        qs_cube_apply_move(&c, mv);
+        robot_schedule *direct = malloc(sizeof *direct);
+        assert_non_null(direct);
+        assert_int_equal(
+            robot_plan(&model, &profile, ROBOT_OBJ_MOVES, &inv, 1, direct),
+            ROBOT_OK);
+        assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
+        assert_executes(&c, &sol);
+        assert_true(sol.plan.robot_moves <= direct->robot_moves);
+        /* R, L, F, B and their pairs need no tilt: one robot move. */
+        if (direct->tilts == 0)
+            assert_int_equal(sol.plan.robot_moves, 1);
+        free(direct);
+    }
+}
+
+static void test_best_solutions(void **state)
+{
+    (void)state;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 50;
+    o.solutions = 5;
+    robot_solution sol[5];
+    for (int k = 0; k < 3; k++) {
+        qs_cube c = cube_of(cubes[k]);
+        int n = 0;
+        assert_int_equal(solve(&c, &o, sol, 5, &n), ROBOT_OK);
+        assert_true(n >= 1 && n <= 5);
+        for (int i = 0; i < n; i++) {
+            assert_executes(&c, &sol[i]);
+            for (int j = 0; j < i; j++)
+                assert_false(sol[i].n == sol[j].n &&
+                             memcmp(sol[i].moves, sol[j].moves,
+                                    (size_t)sol[i].n) == 0);
+            if (i > 0) {
+                const robot_schedule *a = &sol[i - 1].plan, *b = &sol[i].plan;
+                assert_true(a->robot_moves < b->robot_moves ||
+                            (a->robot_moves == b->robot_moves &&
+                             a->cost_ms <= b->cost_ms));
+            }
+        }
+    }
+    /* Least time: ordered by cost_ms. */
+    o.objective = ROBOT_OBJ_TIME;
+    qs_cube c = cube_of(cubes[3]);
+    int n = 0;
+    assert_int_equal(solve(&c, &o, sol, 5, &n), ROBOT_OK);
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++) {
+        assert_executes(&c, &sol[i]);
+        if (i > 0)
+            assert_true(sol[i - 1].plan.cost_ms <= sol[i].plan.cost_ms);
+    }
+}
+
+static void test_limits_and_errors(void **state)
+{
+    (void)state;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    robot_solution sol;
+    int n = 7;
+    qs_cube c = cube_of(cubes[0]);
+
+    /* Cancelled before it starts: no solution, and it says why. */
+    atomic_int cancel = 1;
+    o.cancel = &cancel;
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_ERR_CANCELLED);
+    assert_int_equal(n, 0);
+    o.cancel = NULL;
+
+    /* No 8-move robot solution exists for a random cube: the search
+     * space within that length is exhausted. A 15-move one might, but
+     * not within 20 ms: the deadline is hard under a length limit. */
+    o.max_len = 8;
+    o.time_ms = 0;
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_ERR_NOT_FOUND);
+    assert_int_equal(n, 0);
+    o.max_len = 15;
+    o.time_ms = 20;
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_ERR_TIMEOUT);
+    assert_int_equal(n, 0);
+    o.max_len = -1;
+
+    /* Tables of another metric; an unsolvable cube; bad options. */
+    if (!axht_set)
+        axht_set = test_open_tables(QS_METRIC_AXHT);
+    assert_int_equal(robot_solve(qtab_set_tables(axht_set), &model, &profile,
+                                 &c, &o, &sol, 1, &n, NULL),
+                     ROBOT_ERR_TABLES);
+    qs_options qo;
+    qs_options_default(&qo);
+    qs_solution qsol;
+    assert_int_equal(qs_solve(robot_tables(), &c, &qo, &qsol, 1, &n, NULL),
+                     QS_ERR_TABLES);
+    qs_cube twisted = c;
+    twisted.co[0] = (uint8_t)((twisted.co[0] + 1) % 3);
+    assert_int_equal(solve(&twisted, &o, &sol, 1, &n), ROBOT_ERR_CUBE);
+    o.threads = 0;
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_ERR_ARGUMENT);
+    o.threads = 1;
+    o.objective = (robot_objective)7;
+    assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_ERR_ARGUMENT);
+    assert_string_equal(robot_errcode(ROBOT_ERR_TIMEOUT), "TIMEOUT");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_special_positions),
+        cmocka_unit_test(test_short_scrambles),
+        cmocka_unit_test(test_best_solutions),
+        cmocka_unit_test(test_limits_and_errors),
+        cmocka_unit_test(test_benchmark_cubes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
