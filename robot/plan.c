@@ -125,9 +125,10 @@ static void list_extras(const robot_model *m, const robot_profile *p,
 /* Closes layer k under tilts and full regrips: closed = the cheapest way
  * to reach each node from some entry node of the layer. */
 /* Relaxes the tilts and full regrips out of node u (final) of layer k;
- * returns how many nodes improved. */
+ * returns how many nodes improved. Nodes reached for the first time are
+ * appended to open when it is not NULL. */
 static int relax(const robot_model *m, robot_objective obj, workspace *w,
-                 int k, int u, const int *done)
+                 int k, int u, const int *done, int *open, int *n_open)
 {
     int o = u / ROBOT_STATES, g = u % ROBOT_STATES, improved = 0;
     for (int i = 0; i < w->n_extras[g]; i++) {
@@ -138,6 +139,8 @@ static int relax(const robot_model *m, robot_objective obj, workspace *w,
             continue;
         cost c = add_step(&w->closed[u], obj, e->us, 0, e->step.regrips);
         if (better(&c, &w->closed[v])) {
+            if (open && !w->closed[v].reached)
+                open[(*n_open)++] = v;
             w->closed[v] = c;
             w->closed_link[k][v].from = (int16_t)u;
             w->closed_link[k][v].step = e->step;
@@ -171,7 +174,7 @@ static void close_layer(const robot_model *m, robot_objective obj,
                 if (!done[v] && w->closed[v].reached &&
                     w->closed[v].a == a) {
                     done[v] = 1;
-                    if (relax(m, obj, w, k, v, done) && a + 1 > hi)
+                    if (relax(m, obj, w, k, v, done, NULL, NULL) && a + 1 > hi)
                         hi = a + 1;
                 }
         return;
@@ -186,27 +189,7 @@ static void close_layer(const robot_model *m, robot_objective obj,
         int u = open[best];
         open[best] = open[--n_open];
         done[u] = 1;
-        int was[MAX_EXTRAS], o = u / ROBOT_STATES, g = u % ROBOT_STATES;
-        for (int i = 0; i < w->n_extras[g]; i++) {
-            const extra *e = &w->extras[g][i];
-            int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg]
-                                                     : o;
-            was[i] = w->closed[o2 * ROBOT_STATES + e->to].reached;
-        }
-        relax(m, obj, w, k, u, done);
-        for (int i = 0; i < w->n_extras[g]; i++) {
-            const extra *e = &w->extras[g][i];
-            int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg]
-                                                     : o;
-            int v = o2 * ROBOT_STATES + e->to;
-            if (!was[i] && w->closed[v].reached && !done[v]) {
-                int listed = 0;
-                for (int j = 0; j < n_open; j++)
-                    listed |= open[j] == v;
-                if (!listed)
-                    open[n_open++] = v;
-            }
-        }
+        relax(m, obj, w, k, u, done, open, &n_open);
     }
 }
 
