@@ -1,0 +1,254 @@
+/*
+ * qsservice.h - public interface of the quadsolve service library: the
+ * JSON protocol of the solver daemon quadsolved (docs/protocol.md), the
+ * in-process "solve, plan, verify" step the daemon runs for each request,
+ * and a small ZeroMQ client for controllers, the CLI and tests.
+ *
+ * One request model serves both sides: the daemon parses a request frame
+ * into a qsv_request, solves it with qsv_solve into a qsv_result and
+ * prints that with qsv_result_to_json; a client fills a qsv_request, sends
+ * it with qsv_client_solve and gets the reply parsed back into a
+ * qsv_result, so a solution looks the same whether it came from a socket
+ * or from this process.
+ *
+ * Conventions: every public name starts with qsv_ / QSV_; functions return
+ * 0 (QSV_OK) or a negative qsv_error; buffers are owned by the caller; no
+ * mutable global state.
+ */
+#ifndef QSSERVICE_H
+#define QSSERVICE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quadsolve.h"
+#include "robot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------- limits */
+
+#define QSV_MAX_FRAME 65536      /* largest request frame (TOO_LARGE past) */
+#define QSV_MAX_ID 128           /* longest request id, as JSON text */
+#define QSV_MAX_SOLUTIONS 16     /* most solutions one request may ask for */
+#define QSV_MAX_TIME_MS 600000   /* largest time_ms and deadline_ms */
+#define QSV_MAX_SCRAMBLE 1024    /* longest scramble text in bytes */
+#define QSV_DEFAULT_TIME_MS 10   /* time_ms when neither limit is given */
+#define QSV_DEFAULT_HARD_MS 10000 /* time_ms when only max_len is given */
+#define QSV_DEFAULT_ENDPOINT "tcp://127.0.0.1:5555"
+
+/* ----------------------------------------------------------------- errors */
+
+/* The protocol's error codes: each has a stable name (qsv_errcode) that is
+ * the "code" of an error reply. QSV_ERR_TRANSPORT and below never appear
+ * on the wire; they are the client's own failures. */
+typedef enum {
+    QSV_OK = 0,
+    QSV_ERR_INVALID_CUBE = -1,  /* facelets not a solvable cube; reason says
+                                   which check failed */
+    QSV_ERR_INVALID_MOVES = -2, /* a scramble that does not parse */
+    QSV_ERR_BAD_REQUEST = -3,   /* malformed JSON, wrong type, missing or
+                                   out-of-range field */
+    QSV_ERR_UNKNOWN_OP = -4,    /* "op" is not solve/cancel/status/ping */
+    QSV_ERR_TOO_LARGE = -5,     /* frame larger than QSV_MAX_FRAME */
+    QSV_ERR_BUSY = -6,          /* the request queue is full */
+    QSV_ERR_CANCELLED = -7,     /* cancelled by the client or shutdown */
+    QSV_ERR_DEADLINE = -8,      /* deadline_ms passed before a solution */
+    QSV_ERR_NOT_FOUND = -9,     /* no solution within max_len in time_ms */
+    QSV_ERR_UNAVAILABLE = -10,  /* the metric's tables are not served or
+                                   failed to load */
+    QSV_ERR_INTERNAL = -11,     /* a solution failed verification, out of
+                                   memory, or another daemon fault */
+    QSV_ERR_TRANSPORT = -12,    /* client: ZeroMQ failed (endpoint, keys) */
+    QSV_ERR_NO_REPLY = -13,     /* client: no reply within the timeout */
+    QSV_ERR_PROTOCOL = -14,     /* client: a reply that breaks the protocol */
+    QSV_ERR_ARGUMENT = -15,     /* a NULL pointer or value out of range */
+} qsv_error;
+
+/* Stable code name ("INVALID_CUBE", ...), or "UNKNOWN" out of range. */
+const char *qsv_errcode(int err);
+/* A human-readable message for a code. */
+const char *qsv_strerror(int err);
+/* The error of a code name, or 0 when the name is unknown. */
+int qsv_error_parse(const char *code);
+
+/* An error as it travels in a reply: code, for INVALID_CUBE and
+ * INVALID_MOVES the qs_errcode of the failed check ("TWIST", "MOVE", ...),
+ * and a specific message. */
+typedef struct {
+    int code;          /* qsv_error */
+    char reason[32];   /* "" when there is none */
+    char message[256];
+} qsv_failure;
+
+/* ---------------------------------------------------------------- requests */
+
+typedef enum {
+    QSV_OP_SOLVE = 0,
+    QSV_OP_CANCEL = 1,
+    QSV_OP_STATUS = 2,
+    QSV_OP_PING = 3,
+} qsv_op;
+
+/* A parsed request. Strings are copied in; no field points into the
+ * frame. */
+typedef struct {
+    char id[QSV_MAX_ID + 1];  /* the id as JSON text: "\"a7\"" or "42" */
+    qsv_op op;
+    /* solve */
+    int is_scramble;          /* cube given as a scramble */
+    char cube[QSV_MAX_SCRAMBLE + 1]; /* facelets or scramble text */
+    qs_metric metric;         /* default QS_METRIC_ROBOT */
+    int time_ms;              /* search time; see QSV_DEFAULT_* */
+    int max_len;              /* -1: none */
+    int solutions;            /* 1..QSV_MAX_SOLUTIONS */
+    int deadline_ms;          /* 0: none; else whole request incl. queue */
+    int progress;             /* send progress events */
+    robot_objective objective;
+    robot_profile profile;    /* resolved: a built-in or inline profile */
+    /* cancel */
+    char target[QSV_MAX_ID + 1]; /* id of the request to cancel, JSON text */
+} qsv_request;
+
+/* A solve request with the defaults: robot metric, default profile,
+ * fewest moves, 1 solution, no limits given (time_ms QSV_DEFAULT_TIME_MS). */
+void qsv_request_init(qsv_request *r);
+
+/* Parses one request frame (len bytes, not NUL-terminated) into *r.
+ * Returns QSV_OK, or QSV_ERR_TOO_LARGE, _BAD_REQUEST or _UNKNOWN_OP with
+ * *f saying exactly what is wrong; the id is parsed first, so r->id is set
+ * (or "null") whenever the frame was a JSON object with a usable id. The
+ * cube is not checked here (qsv_solve does it). Profiles named by a
+ * request are built-in ones only: a daemon never opens a file a client
+ * names. */
+int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
+                      qsv_failure *f);
+/* Prints *r as a request frame (NUL-terminated JSON) into out. Returns the
+ * length, or QSV_ERR_ARGUMENT when out is too small. */
+int qsv_request_to_json(const qsv_request *r, char *out, size_t out_len);
+
+/* ------------------------------------------------------------------ results */
+
+typedef struct {
+    qs_move moves[QS_MAX_MOVES]; /* cube-frame moves */
+    int n;
+    int length;                  /* in the request's metric (robot: robot
+                                    moves) */
+    robot_schedule plan;         /* the robot-frame execution under the
+                                    request's profile and objective */
+} qsv_solution;
+
+typedef struct {
+    qs_metric metric;
+    int n;                       /* solutions, best first (1 or more) */
+    qsv_solution sol[QSV_MAX_SOLUTIONS];
+    qs_stats stats;
+    double solve_ms;             /* search, planning and verification */
+    double queue_ms;             /* daemon: time waiting in the queue */
+    char profile[64];            /* profile name */
+    robot_objective objective;
+} qsv_result;
+
+/* The improvement callback of qsv_solve: the length (in the request's
+ * metric) of each new best solution. */
+typedef qs_improve_fn qsv_progress_fn;
+
+/* Solves request *r (op solve) in this process: parses the cube,
+ * searches with tables t (their metric must be r->metric), plans every
+ * solution for the robot under r's profile and objective, and verifies
+ * each by applying its moves to the cube and replaying its plan with
+ * robot_check; a failed check is QSV_ERR_INTERNAL, never a result.
+ * threads: search threads. cancel (may be NULL) stops the search early:
+ * the result is then QSV_ERR_CANCELLED unless a solution was found.
+ * Returns QSV_OK with *out filled, or the error with *f filled. A solved
+ * cube gets one empty solution. Re-entrant. */
+int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
+              int threads, const atomic_int *cancel,
+              qsv_progress_fn on_progress, void *progress_ctx,
+              qsv_result *out, qsv_failure *f);
+
+/* Checks solution s against the cube of request *r: the moves solve it,
+ * the length is right, and the plan replays legally at its stated cost
+ * under r's profile. Returns QSV_OK or QSV_ERR_INTERNAL with *f. */
+int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
+
+/* ------------------------------------------------------------------ replies */
+
+/* The reply frames (JSON, NUL-terminated, malloc'ed: free with
+ * qsv_free). id is the request's id as JSON text ("null" when unknown).
+ * Return NULL only when out of memory. */
+char *qsv_reply_accepted(const char *id, int queue_position);
+char *qsv_reply_progress(const char *id, int best, double elapsed_ms);
+char *qsv_reply_result(const char *id, const qsv_result *res);
+char *qsv_reply_error(const char *id, const qsv_failure *f);
+char *qsv_reply_pong(const char *id);
+/* cancel's own reply: whether the target was found (queued or running). */
+char *qsv_reply_cancel(const char *id, const char *target, int found);
+void qsv_free(void *p);
+
+/* The type of a reply frame. */
+typedef enum {
+    QSV_REPLY_ACCEPTED = 0,
+    QSV_REPLY_PROGRESS = 1,
+    QSV_REPLY_RESULT = 2,
+    QSV_REPLY_ERROR = 3,
+    QSV_REPLY_PONG = 4,
+    QSV_REPLY_STATUS = 5,
+    QSV_REPLY_CANCEL = 6,
+} qsv_reply_type;
+
+/* Parses a reply frame: its type and id (JSON text) always; for a result
+ * also *res (may be NULL to skip), for an error *f, for progress *best.
+ * Moves and robot steps are parsed back from their notation. Returns QSV_OK
+ * or QSV_ERR_PROTOCOL with f->message saying what is wrong. */
+int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
+                    char id[QSV_MAX_ID + 1], qsv_result *res, int *best,
+                    qsv_failure *f);
+
+/* ------------------------------------------------------------------ client */
+
+typedef struct qsv_client qsv_client;
+
+typedef struct {
+    int timeout_ms;           /* longest wait for any reply frame beyond the
+                                 request's own limits; default 30000 */
+    /* CURVE (all three set, or none): Z85 keys, 40 characters each. */
+    const char *server_public;
+    const char *client_public;
+    const char *client_secret;
+} qsv_client_options;
+
+void qsv_client_options_default(qsv_client_options *o);
+
+/* Connects a DEALER socket to endpoint ("tcp://127.0.0.1:5555",
+ * "ipc:///run/quadsolved.sock"). ZeroMQ connects lazily, so an absent
+ * daemon shows as QSV_ERR_NO_REPLY on the first call. Returns QSV_OK,
+ * QSV_ERR_TRANSPORT (bad endpoint or keys; f->message says which) or
+ * QSV_ERR_ARGUMENT. One client belongs to one thread at a time. */
+int qsv_client_open(const char *endpoint, const qsv_client_options *o,
+                    qsv_client **out, qsv_failure *f);
+void qsv_client_close(qsv_client *c);
+
+/* Sends solve request *r (its id is replaced by a fresh one) and waits for
+ * its result. on_progress (may be NULL) receives progress events (r->progress
+ * is set when it is given). When *cancel (may be NULL) becomes nonzero the
+ * client sends cancel and returns the daemon's answer (normally
+ * QSV_ERR_CANCELLED). Every solution is verified with qsv_verify before
+ * this returns QSV_OK. Otherwise returns the daemon's error or a client
+ * error, with *f filled. */
+int qsv_client_solve(qsv_client *c, const qsv_request *r,
+                     const atomic_int *cancel, qsv_progress_fn on_progress,
+                     void *progress_ctx, qsv_result *out, qsv_failure *f);
+/* Round trip of a ping. */
+int qsv_client_ping(qsv_client *c, qsv_failure *f);
+/* The status reply's JSON text into out (NUL-terminated). */
+int qsv_client_status(qsv_client *c, char *out, size_t out_len,
+                      qsv_failure *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
