@@ -115,6 +115,8 @@ void cli_tables_close(cli_tables *t);
 /* The result of solving one input. */
 typedef struct {
     int rc;                      /* QS_OK, a qs_error or CLI_ERR_INTERNAL */
+    char code[32];               /* when not empty, the code to print
+                                    instead of rc's (daemon errors) */
     char message[256];           /* when rc != QS_OK */
     qs_solution sol[CLI_MAX_SOLUTIONS];
     /* robot metric: each solution's execution (its length is robot_moves) */
@@ -132,5 +134,12 @@ typedef struct {
  * CLI_ERR_INTERNAL. */
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r);
+
+/* --server: solves one input through the daemon client c instead (same
+ * fields of t and o; the tables are not opened). */
+struct qsv_client;
+void cli_solve_remote(struct qsv_client *c, const cli_tables *t,
+                      const char *input, int is_scramble, const qs_options *o,
+                      cli_result *r);
 
 #endif

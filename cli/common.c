@@ -237,6 +237,7 @@ static void set_error(cli_result *r, int rc, const char *msg)
 {
     r->rc = rc;
     r->n = 0;
+    r->code[0] = '\0';
     snprintf(r->message, sizeof r->message, "%s",
              msg && *msg ? msg : qs_strerror(rc));
 }
@@ -251,6 +252,7 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
     memset(&r->stats, 0, sizeof r->stats);
     r->ms = 0;
     r->n = 0;
+    r->code[0] = '\0';
     r->message[0] = '\0';
 
     if (is_scramble) {

@@ -21,7 +21,15 @@ void cli_usage(FILE *out)
         "  with neither, reads one facelet string per line from standard\n"
         "  input. Prints exactly one line per input: the moves (an empty\n"
         "  line for a solved cube) or 'error: CODE: message'.\n"
-        "    --metric htm|qtm|axht|axqt  metric to minimise (default htm)\n"
+        "    --metric htm|qtm|axht|axqt|robot  metric to minimise (default\n"
+        "                       htm); robot: robot moves of a quad-arm robot\n"
+        "    --profile NAME|PATH  robot timing profile (default, lego, servo\n"
+        "                       or a JSON file; robot costs)\n"
+        "    --objective moves|time  robot metric: fewest robot moves or\n"
+        "                       least execution time (default moves)\n"
+        "    --server ENDPOINT  ask the quadsolved daemon at ENDPOINT (e.g.\n"
+        "                       tcp://127.0.0.1:5555) instead of solving here;\n"
+        "                       the output is the same\n"
         "    --time-ms T        search time per cube in ms, 0 = no limit\n"
         "                       (default 10)\n"
         "    --max-len L|none   stop at the first solution of length <= L\n"
@@ -68,6 +76,9 @@ void cli_usage(FILE *out)
         "    --scramble S       the cube S makes from the solved cube\n"
         "    --json             one JSON object per input\n"
         "\n"
+        "quadsolve --server ENDPOINT [SOLVE OPTIONS] [FACELETS...]\n"
+        "  Short for 'quadsolve solve --server ENDPOINT ...'.\n"
+        "\n"
         "quadsolve --help | --version\n"
         "\n"
         "Move notation: U R F D L B with '' (quarter turn clockwise), '2' or\n"
@@ -102,6 +113,11 @@ int main(int argc, char **argv)
             return CLI_EXIT_OK;
         }
     }
+    /* "quadsolve --server EP ..." is solve with the option in place: argv
+     * from the option on becomes solve's arguments, its name "--server"
+     * standing in for the subcommand name. */
+    if (strncmp(cmd, "--server", 8) == 0 && (cmd[8] == '\0' || cmd[8] == '='))
+        return cmd_solve(argc, argv);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "qsservice.h"
 
 #include <cJSON.h>
 #include <stdlib.h>
@@ -35,7 +36,8 @@ static void print_json(const char *in, const cli_tables *t,
     cJSON_AddBoolToObject(o, "ok", r->rc == QS_OK);
     if (r->rc != QS_OK) {
         cJSON *e = cJSON_AddObjectToObject(o, "error");
-        cJSON_AddStringToObject(e, "code", cli_errcode(r->rc));
+        cJSON_AddStringToObject(e, "code",
+                                r->code[0] ? r->code : cli_errcode(r->rc));
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
         const qs_solution *best = &r->sol[0];
@@ -76,18 +78,24 @@ static void print_text(const cli_result *r)
 {
     char moves[QS_MAX_MOVES * 8];
     if (r->rc != QS_OK) {
-        printf("error: %s: %s\n", cli_errcode(r->rc), r->message);
+        printf("error: %s: %s\n", r->code[0] ? r->code : cli_errcode(r->rc),
+               r->message);
         return;
     }
     qs_moves_format(r->sol[0].moves, r->sol[0].n, moves, sizeof moves);
     puts(moves);
 }
 
-/* Solves one input and prints its line; returns 1 if it was solved. */
-static int handle(cli_tables *t, const char *text, int is_scramble,
-                  const qs_options *o, int json, cli_result *r)
+/* Solves one input (through the daemon when server is not NULL) and
+ * prints its line; returns 1 if it was solved. */
+static int handle(cli_tables *t, struct qsv_client *server, const char *text,
+                  int is_scramble, const qs_options *o, int json,
+                  cli_result *r)
 {
-    cli_solve_input(t, text, is_scramble, o, r);
+    if (server)
+        cli_solve_remote(server, t, text, is_scramble, o, r);
+    else
+        cli_solve_input(t, text, is_scramble, o, r);
     if (json)
         print_json(text, t, r);
     else
@@ -101,7 +109,8 @@ int cmd_solve(int argc, char **argv)
     qs_metric metric = QS_METRIC_HTM;
     qs_options o;
     int json = 0, n_inputs = 0, failures = 0;
-    const char *v;
+    const char *v, *endpoint = NULL;
+    qsv_client *server = NULL;
     input *inputs = calloc((size_t)argc, sizeof *inputs);
     if (!inputs) {
         fputs("quadsolve: out of memory\n", stderr);
@@ -133,6 +142,8 @@ int cmd_solve(int argc, char **argv)
                 (int)cli_parse_long("--solutions", v, 1, CLI_MAX_SOLUTIONS);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
             o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
+        } else if (cli_opt(argc, argv, &i, "--server", &v)) {
+            endpoint = v;
         } else if (cli_opt(argc, argv, &i, "--scramble", &v)) {
             inputs[n_inputs].text = v;
             inputs[n_inputs++].is_scramble = 1;
@@ -158,11 +169,30 @@ int cmd_solve(int argc, char **argv)
         fputs("quadsolve: out of memory\n", stderr);
         return CLI_EXIT_FAIL;
     }
+    if (endpoint) {
+        qsv_failure f;
+        qsv_client_options co;
+        qsv_client_options_default(&co);
+        /* Beyond each request's own limit; a live daemon answers within
+         * milliseconds of that even when busy. */
+        co.timeout_ms = 5000;
+        /* A ping first, so an absent daemon is one clear error rather
+         * than one per input. */
+        if (qsv_client_open(endpoint, &co, &server, &f) != QSV_OK ||
+            qsv_client_ping(server, &f) != QSV_OK) {
+            qsv_client_close(server);
+            fprintf(stderr, "quadsolve: --server %s: %s\n", endpoint,
+                    f.message);
+            free(r);
+            free(inputs);
+            return CLI_EXIT_FAIL;
+        }
+    }
     cli_install_signals();
 
     if (n_inputs > 0) {
         for (int i = 0; i < n_inputs && !atomic_load(&cli_cancel); i++)
-            failures += !handle(&t, inputs[i].text, inputs[i].is_scramble,
+            failures += !handle(&t, server, inputs[i].text, inputs[i].is_scramble,
                                 &o, json, r);
     } else {
         char *line = NULL;
@@ -170,11 +200,12 @@ int cmd_solve(int argc, char **argv)
         char *text;
         while (!atomic_load(&cli_cancel) &&
                (text = cli_read_line(stdin, &line, &cap)) != NULL)
-            failures += !handle(&t, text, 0, &o, json, r);
+            failures += !handle(&t, server, text, 0, &o, json, r);
         free(line);
     }
 
     int interrupted = atomic_load(&cli_cancel);
+    qsv_client_close(server);
     cli_tables_close(&t);
     free(r);
     free(inputs);

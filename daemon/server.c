@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -414,11 +415,30 @@ static void run_job(server *s, job *j, qsv_result *res)
                                           : QSV_DEFAULT_TIME_MS;
             req.time_ms = left < want ? (left > 0 ? left : 1) : want;
         }
+        int cut = 0; /* the deadline shortened the search's own limit */
+        if (j->deadline_at > 0) {
+            int want = j->req.time_ms > 0       ? j->req.time_ms
+                       : j->req.max_len >= 0 ? QSV_DEFAULT_HARD_MS
+                                             : QSV_DEFAULT_TIME_MS;
+            cut = req.time_ms < want;
+        }
         const qs_tables *t = qtab_set_tables(s->sets[req.metric]);
         rc = qsv_solve(t, &s->model, &req, s->cfg->threads, &j->cancel,
                        on_progress, j, res, &f);
-        if (rc == QSV_ERR_CANCELLED) {
+        /* A client's cancel and a shutdown discard what the search found;
+         * a deadline keeps it (the client asked for an answer by then). */
+        if (rc == QSV_OK && atomic_load(&j->cancel) &&
+            j->reason == QSV_ERR_CANCELLED)
+            rc = QSV_ERR_CANCELLED;
+        if (rc == QSV_ERR_NOT_FOUND && cut)
+            rc = QSV_ERR_DEADLINE;
+        if (rc == QSV_ERR_DEADLINE) {
+            f.code = rc;
+            snprintf(f.message, sizeof f.message,
+                     "no solution within deadline_ms=%d", j->req.deadline_ms);
+        } else if (rc == QSV_ERR_CANCELLED) {
             rc = f.code = j->reason ? j->reason : QSV_ERR_CANCELLED;
+            f.reason[0] = '\0';
             if (j->shutdown)
                 snprintf(f.message, sizeof f.message, "daemon shutting down");
             else if (rc == QSV_ERR_DEADLINE)
@@ -507,40 +527,44 @@ static void reply_failure(server *s, const uint8_t *identity, size_t len,
 static char *status_reply(server *s, const char *id)
 {
     static const char *names[] = {"loading", "ready", "failed"};
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON *idv = cJSON_Parse(id);
+    cJSON_AddItemToObject(o, "id", idv ? idv : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "type", "status");
     pthread_mutex_lock(&s->mu);
     int loading = 0, failed = 0;
-    char tables[512] = "";
+    cJSON *tables = cJSON_CreateObject();
     for (int m = 0; m < QS_METRIC_COUNT; m++) {
         if (!s->cfg->metrics[m])
             continue;
         loading |= s->tables[m] == TABLES_LOADING;
         failed |= s->tables[m] == TABLES_FAILED;
-        size_t n = strlen(tables);
-        snprintf(tables + n, sizeof tables - n, "%s\"%s\":\"%s\"",
-                 n ? "," : "", qs_metric_name((qs_metric)m),
-                 names[s->tables[m]]);
+        cJSON_AddStringToObject(tables, qs_metric_name((qs_metric)m),
+                                names[s->tables[m]]);
     }
-    char text[1024 + QSV_MAX_ID];
-    snprintf(text, sizeof text,
-             "{\"id\":%s,\"type\":\"status\",\"state\":\"%s\","
-             "\"tables\":{%s},\"version\":\"%s\",\"threads\":%d,"
-             "\"workers\":%d,\"queue_depth\":%d,\"queue_limit\":%d,"
-             "\"running\":%d,\"served\":%lu,\"uptime_s\":%.3f,"
-             "\"endpoint\":\"%s\"}",
-             id, s->stopping ? "stopping"
-                 : loading   ? "loading"
-                 : failed    ? "degraded"
-                             : "ready",
-             tables, QS_VERSION, s->cfg->threads, s->n_workers, s->queued,
-             s->cfg->queue, s->n_running, s->served,
-             (now_ms() - s->start_ms) / 1000.0, s->endpoint);
+    cJSON_AddStringToObject(o, "state",
+                            s->stopping ? "stopping"
+                            : loading   ? "loading"
+                            : failed    ? "degraded"
+                                        : "ready");
+    cJSON_AddItemToObject(o, "tables", tables);
+    cJSON_AddStringToObject(o, "version", QS_VERSION);
+    cJSON_AddNumberToObject(o, "threads", s->cfg->threads);
+    cJSON_AddNumberToObject(o, "workers", s->n_workers);
+    cJSON_AddNumberToObject(o, "queue_depth", s->queued);
+    cJSON_AddNumberToObject(o, "queue_limit", s->cfg->queue);
+    cJSON_AddNumberToObject(o, "running", s->n_running);
+    cJSON_AddNumberToObject(o, "served", (double)s->served);
     pthread_mutex_unlock(&s->mu);
-    /* Re-printed through cJSON so that it is checked JSON and comes from
-     * the same allocator as every other reply. */
-    cJSON *o = cJSON_Parse(text);
-    char *out = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_AddNumberToObject(
+        o, "uptime_s",
+        floor((now_ms() - s->start_ms) + 0.5) / 1000.0);
+    cJSON_AddStringToObject(o, "endpoint", s->endpoint);
+    char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
-    return out;
+    return text;
 }
 
 static void handle_request(server *s, const uint8_t *identity, size_t idlen,
@@ -633,6 +657,7 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
                      "queue full (%d requests waiting)", s->queued);
         } else if (find_job(s, identity, idlen, req->id, &q)) {
             f.code = QSV_ERR_BAD_REQUEST;
+            snprintf(f.reason, sizeof f.reason, "DUPLICATE_ID");
             snprintf(f.message, sizeof f.message,
                      "id %.60s is already used by a request in flight",
                      req->id);
@@ -695,6 +720,13 @@ static int receive_one(server *s, char *frame)
         parts++;
     }
     zmq_msg_close(&msg);
+    if (envelope && parts == 0) {
+        /* A lone empty frame is an empty request from a DEALER, not a REQ
+         * envelope around nothing. */
+        envelope = 0;
+        parts = 1;
+        len = 0;
+    }
     qsv_failure f = {0, "", ""};
     if (parts != 1 || oversize) {
         if (oversize) {

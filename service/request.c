@@ -54,9 +54,13 @@ static int parse_id(const cJSON *item, const char *field, char *out,
                         "'%s' is longer than 100 characters", field);
     } else if (cJSON_IsNumber(item)) {
         double v = item->valuedouble;
-        if (v != floor(v) || fabs(v) > 9007199254740992.0)
+        /* 15 digits at most: cJSON prints larger numbers in exponent
+         * form, and the echoed id would no longer match. */
+        if (v != floor(v) || fabs(v) >= 1e15)
             return fail(f, QSV_ERR_BAD_REQUEST,
-                        "'%s' must be a string or an integer", field);
+                        "'%s' must be a string or an integer of at most 15 "
+                        "digits",
+                        field);
     } else {
         return fail(f, QSV_ERR_BAD_REQUEST,
                     "'%s' must be a string or an integer", field);
@@ -222,6 +226,11 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
         return fail(f, QSV_ERR_TOO_LARGE,
                     "request frame is %zu bytes; at most %d", len,
                     QSV_MAX_FRAME);
+    /* cJSON would stop at a NUL byte and read a prefix as the request. */
+    const char *nul = memchr(frame, '\0', len);
+    if (nul)
+        return fail(f, QSV_ERR_BAD_REQUEST, "NUL byte at byte %zu",
+                    (size_t)(nul - frame));
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(frame, len, &end, 0);
     if (!root) {

@@ -1,0 +1,1102 @@
+/*
+ * test_daemon.c - quadsolved as a client sees it: the real daemon process
+ * (QUADSOLVED), real ZeroMQ sockets on 127.0.0.1 (and one ipc:// socket).
+ *
+ * Covers: 200 benchmark cubes in every metric with every solution verified
+ * here again; every kind of bad input answered with its code while the
+ * daemon keeps serving; 64 concurrent clients x 50 requests with every
+ * reply matched to its id and anonymous memory bounded; REQ clients;
+ * fairness; BUSY; cancel; deadlines (running and queued); a client that
+ * vanishes mid-request; SIGTERM with requests in flight; loading state
+ * during table generation; CURVE authentication; the line mode; and the
+ * CLI's --server output against a local solve.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <cJSON.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "qsservice.h"
+
+#define SOLVED "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+
+typedef struct {
+    pid_t pid;
+    char endpoint[512];
+    FILE *out; /* the daemon's stdout */
+} daemon_proc;
+
+static void *zctx;
+static daemon_proc main_daemon;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Starts quadsolved with the given arguments (NULL-terminated) and reads
+ * its "listening ENDPOINT" line. */
+static void start_daemon(daemon_proc *d, ...)
+{
+    const char *exe = getenv("QUADSOLVED");
+    assert_non_null(exe);
+    const char *argv[32] = {exe};
+    int argc = 1;
+    va_list ap;
+    va_start(ap, d);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL && argc < 31)
+        argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    d->pid = fork();
+    assert_true(d->pid >= 0);
+    if (d->pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    d->out = fdopen(fds[0], "r");
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, d->out));
+    assert_int_equal(strncmp(line, "listening ", 10), 0);
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(d->endpoint, sizeof d->endpoint, "%s", line + 10);
+}
+
+/* Sends SIGTERM and returns the exit status (-1 if killed). */
+static int stop_daemon(daemon_proc *d)
+{
+    if (d->pid <= 0)
+        return -1;
+    kill(d->pid, SIGTERM);
+    int status = 0;
+    double start = now_ms();
+    while (waitpid(d->pid, &status, WNOHANG) == 0) {
+        if (now_ms() - start > 30000) {
+            kill(d->pid, SIGKILL);
+            waitpid(d->pid, &status, 0);
+            break;
+        }
+        sleep_ms(5);
+    }
+    d->pid = 0;
+    if (d->out)
+        fclose(d->out);
+    d->out = NULL;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void *dealer(const char *endpoint)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int linger = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_connect(s, endpoint), 0);
+    return s;
+}
+
+static void send_str(void *s, const char *text)
+{
+    assert_true(zmq_send(s, text, strlen(text), 0) >= 0);
+}
+
+/* The next reply on s as a JSON object (NULL after timeout_ms). */
+static cJSON *recv_json(void *s, int timeout_ms)
+{
+    zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&it, 1, timeout_ms) <= 0)
+        return NULL;
+    static char buf[QSV_MAX_FRAME * 2];
+    int n = zmq_recv(s, buf, sizeof buf - 1, 0);
+    assert_true(n >= 0 && n < (int)sizeof buf);
+    buf[n] = '\0';
+    cJSON *o = cJSON_Parse(buf);
+    assert_non_null(o);
+    return o;
+}
+
+static const char *type_of(const cJSON *o)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+    return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+static const char *error_code(const cJSON *o)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
+    return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+static const char *error_reason(const cJSON *o)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "reason");
+    return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+/* Waits for the final reply (not accepted/progress) of any request. */
+static cJSON *final_reply(void *s, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    for (;;) {
+        int left = (int)(end - now_ms());
+        cJSON *o = recv_json(s, left > 0 ? left : 0);
+        if (!o)
+            return NULL;
+        const char *t = type_of(o);
+        if (strcmp(t, "accepted") != 0 && strcmp(t, "progress") != 0)
+            return o;
+        cJSON_Delete(o);
+    }
+}
+
+static void wait_ready(const char *endpoint, int timeout_ms)
+{
+    void *s = dealer(endpoint);
+    double end = now_ms() + timeout_ms;
+    int ready = 0;
+    while (!ready && now_ms() < end) {
+        send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+        cJSON *o = final_reply(s, 5000);
+        assert_non_null(o);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
+        assert_true(cJSON_IsString(st));
+        ready = strcmp(st->valuestring, "ready") == 0;
+        cJSON_Delete(o);
+        if (!ready)
+            sleep_ms(50);
+    }
+    zmq_close(s);
+    assert_true(ready);
+}
+
+/* The daemon answers a ping: proof that it still serves. */
+static void assert_alive(const char *endpoint)
+{
+    void *s = dealer(endpoint);
+    send_str(s, "{\"id\":\"alive\",\"op\":\"ping\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "pong");
+    cJSON_Delete(o);
+    zmq_close(s);
+}
+
+/* Applies a result's every solution to the cube of the request (facelets)
+ * and checks lengths and robot plans through the library's own parser and
+ * verifier: a second, client-side check of what the daemon checked. */
+static void verify_result(const cJSON *o, const char *facelets,
+                          qs_metric metric)
+{
+    char *text = cJSON_PrintUnformatted(o);
+    qsv_reply_type type;
+    char id[QSV_MAX_ID + 1];
+    static qsv_result res;
+    qsv_failure f;
+    assert_int_equal(qsv_reply_parse(text, strlen(text), &type, id, &res,
+                                     NULL, &f),
+                     QSV_OK);
+    free(text);
+    assert_int_equal(type, QSV_REPLY_RESULT);
+    assert_int_equal(res.metric, metric);
+    assert_true(res.n >= 1);
+    qsv_request req;
+    qsv_request_init(&req);
+    snprintf(req.cube, sizeof req.cube, "%s", facelets);
+    req.metric = metric;
+    qs_cube cube;
+    assert_int_equal(qsv_request_cube(&req, &cube, &f), QSV_OK);
+    for (int i = 0; i < res.n; i++) {
+        qs_cube c = cube;
+        qs_cube_apply_moves(&c, res.sol[i].moves, res.sol[i].n);
+        assert_true(qs_cube_is_solved(&c));
+        int rc = qsv_verify(&req, &res.sol[i], &f);
+        if (rc != QSV_OK)
+            fail_msg("solution %d of %s: %s", i, facelets, f.message);
+        if (i > 0)
+            assert_true(res.sol[i].length >= res.sol[i - 1].length);
+    }
+}
+
+static char **bench_cubes(int n)
+{
+    const char *dir = getenv("QUADSOLVE_BENCH_DIR");
+    assert_non_null(dir);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/random-1k.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char **cubes = calloc((size_t)n, sizeof *cubes);
+    char line[128];
+    int k = 0;
+    while (k < n && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strlen(line) == 54)
+            cubes[k++] = strdup(line);
+    }
+    fclose(f);
+    assert_int_equal(k, n);
+    return cubes;
+}
+
+static void free_cubes(char **cubes, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(cubes[i]);
+    free(cubes);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+/* 200 cubes per metric, pipelined on one DEALER; every id answered once. */
+static void test_correct_all_metrics(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    char **cubes = bench_cubes(N);
+    void *s = dealer(main_daemon.endpoint);
+    for (int m = 0; m < QS_PLAIN_METRICS + 1; m++) {
+        char req[256];
+        for (int i = 0; i < N; i++) {
+            snprintf(req, sizeof req,
+                     "{\"id\":%d,\"op\":\"solve\",\"facelets\":\"%s\","
+                     "\"metric\":\"%s\",\"time_ms\":5}",
+                     i, cubes[i], qs_metric_name((qs_metric)m));
+            send_str(s, req);
+        }
+        int seen[N] = {0};
+        for (int k = 0; k < N; k++) {
+            cJSON *o = final_reply(s, 60000);
+            assert_non_null(o);
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+            assert_true(cJSON_IsNumber(id));
+            int i = id->valueint;
+            assert_true(i >= 0 && i < N);
+            assert_int_equal(seen[i], 0);
+            seen[i] = 1;
+            if (strcmp(type_of(o), "result") != 0)
+                fail_msg("cube %d in %s: %s", i,
+                         qs_metric_name((qs_metric)m), error_code(o));
+            verify_result(o, cubes[i], (qs_metric)m);
+            cJSON_Delete(o);
+        }
+    }
+    zmq_close(s);
+    free_cubes(cubes, N);
+}
+
+/* One request that must be refused with code (and reason, if given). */
+static void expect_error(void *s, const char *request, size_t len,
+                         const char *code, const char *reason)
+{
+    assert_true(zmq_send(s, request, len, 0) >= 0);
+    cJSON *o = final_reply(s, 10000);
+    assert_non_null(o);
+    if (strcmp(type_of(o), "error") != 0 ||
+        strcmp(error_code(o), code) != 0 ||
+        (reason && strcmp(error_reason(o), reason) != 0)) {
+        char *t = cJSON_PrintUnformatted(o);
+        fail_msg("request %.200s: expected %s/%s, got %s", request, code,
+                 reason ? reason : "-", t);
+    }
+    /* Error text is never where moves belong. */
+    assert_null(cJSON_GetObjectItemCaseSensitive(o, "solutions"));
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+    assert_true(cJSON_IsString(msg) && strlen(msg->valuestring) > 0);
+    cJSON_Delete(o);
+}
+
+/* Connects a plain TCP socket to a tcp:// endpoint and writes bytes that
+ * are not ZMTP at all. */
+static void raw_garbage(const char *endpoint)
+{
+    const char *colon = strrchr(endpoint, ':');
+    assert_non_null(colon);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)atoi(colon + 1));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    unsigned char junk[4096];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (unsigned char)(i * 131 + 7);
+    ssize_t w = write(fd, junk, sizeof junk);
+    (void)w;
+    sleep_ms(50);
+    close(fd);
+}
+
+#define EXPECT(s, text, code, reason)                                       \
+    expect_error(s, text, strlen(text), code, reason)
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    /* malformed JSON and wrong shapes */
+    EXPECT(s, "{\"id\":1,", "BAD_REQUEST", NULL);
+    EXPECT(s, "not json", "BAD_REQUEST", NULL);
+    EXPECT(s, "[1,2]", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"ping\"} trailing", "BAD_REQUEST", NULL);
+    EXPECT(s, "", "BAD_REQUEST", NULL);
+    expect_error(s, "{\"id\":1\0,\"op\":\"ping\"}", 21, "BAD_REQUEST", NULL);
+    /* missing and wrongly typed fields */
+    EXPECT(s, "{\"op\":\"ping\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1.5,\"op\":\"ping\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":[1],\"op\":\"ping\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":7}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"facelets\":54}", "BAD_REQUEST",
+           NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"facelets\":\"" SOLVED
+              "\",\"scramble\":\"R\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"metric\":\"x\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"time\":5}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"time_ms\":\"5\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"ping\",\"id\":2}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"cancel\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"ping\",\"extra\":true}", "BAD_REQUEST",
+           NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"profile\":"
+              "\"/etc/passwd\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"profile\":"
+              "{\"quarter_ms\":-1}}",
+           "BAD_REQUEST", NULL);
+    /* unknown op */
+    EXPECT(s, "{\"id\":1,\"op\":\"solv\"}", "UNKNOWN_OP", NULL);
+    /* negative or absurd limits */
+    const char *limits[] = {"\"time_ms\":-1",     "\"time_ms\":0",
+                            "\"time_ms\":1e9",    "\"max_len\":-2",
+                            "\"max_len\":100000", "\"solutions\":0",
+                            "\"solutions\":1000", "\"deadline_ms\":-5",
+                            "\"deadline_ms\":1e12", "\"time_ms\":12.5"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        char req[256];
+        snprintf(req, sizeof req,
+                 "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",%s}",
+                 limits[i]);
+        EXPECT(s, req, "BAD_REQUEST", NULL);
+    }
+    /* every kind of invalid cube, with its reason */
+    struct {
+        const char *facelets, *reason;
+    } cubes[] = {
+        {"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBB", "LENGTH"},
+        {"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBX",
+         "CHARACTER"},
+        {"UUUUUUUUURRRRURRRRFFFFRFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "CENTER"},
+        {"UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBU",
+         "COLOR_COUNT"},
+        /* U9 and R1 swapped: the URF corner reads U,U,F (no such cubie) */
+        {"UUUUUUUURURRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "CORNER"},
+        /* URF corner twisted: U9 R1 F3 = R F U */
+        {"UUUUUUUURFRRRRRRRRFFUFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "TWIST"},
+        /* UR edge flipped: U6 R2 swapped */
+        {"UUUUURUUURURRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "FLIP"},
+        /* UR and UF edges swapped: R2 and F2 trade colours */
+        {"UUUUUUUUURFRRRRRRRFRFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "PARITY"},
+        /* UR at UF and DF at DR: colour counts right, UR twice */
+        {"UUUUUUUUURRRRRRRFRFRFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB",
+         "DUP_EDGE"},
+        /* URF at UBR and DBL at DLF */
+        {"UUUUUUUUURRFRRRRRRFFFFFFLFFDDDDDDDDDLLLLLLLLBRBBBBBBBB",
+         "DUP_CORNER"},
+    };
+    for (size_t i = 0; i < sizeof cubes / sizeof cubes[0]; i++) {
+        char req[256];
+        snprintf(req, sizeof req,
+                 "{\"id\":\"c%zu\",\"op\":\"solve\",\"facelets\":\"%s\"}", i,
+                 cubes[i].facelets);
+        EXPECT(s, req, "INVALID_CUBE", cubes[i].reason);
+    }
+    /* a scramble with an unknown move */
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R U X2\"}",
+           "INVALID_MOVES", "MOVE");
+    /* an oversized frame */
+    size_t big = QSV_MAX_FRAME + 100;
+    char *huge = malloc(big);
+    memset(huge, ' ', big);
+    memcpy(huge, "{\"id\":1,\"op\":\"ping\"}", 20);
+    expect_error(s, huge, big, "TOO_LARGE", NULL);
+    free(huge);
+    /* multi-frame garbage */
+    zmq_send(s, "abc", 3, ZMQ_SNDMORE);
+    zmq_send(s, "\xff\xfe", 2, ZMQ_SNDMORE);
+    zmq_send(s, "{\"id\":1,\"op\":\"ping\"}", 20, 0);
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "BAD_REQUEST");
+    cJSON_Delete(o);
+    zmq_close(s);
+    /* binary garbage on a raw TCP connection (not even ZMTP) */
+    raw_garbage(main_daemon.endpoint);
+    assert_alive(main_daemon.endpoint);
+    /* after all that, solving still works */
+    void *t = dealer(main_daemon.endpoint);
+    send_str(t, "{\"id\":\"ok\",\"op\":\"solve\",\"scramble\":\"R U\"}");
+    o = final_reply(t, 10000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    /* a solved cube gets one empty solution */
+    send_str(t, "{\"id\":\"s\",\"op\":\"solve\",\"facelets\":\"" SOLVED "\"}");
+    o = final_reply(t, 10000);
+    assert_string_equal(type_of(o), "result");
+    const cJSON *sols = cJSON_GetObjectItemCaseSensitive(o, "solutions");
+    assert_int_equal(cJSON_GetArraySize(sols), 1);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sols, 0), "moves")
+            ->valuestring,
+        "");
+    cJSON_Delete(o);
+    zmq_close(t);
+}
+
+static long rss_anon_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "RssAnon:", 8) == 0)
+            kb = strtol(line + 8, NULL, 10);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* 64 clients, each with one request in flight at a time, 50 each. */
+static void test_load_64_clients(void **state)
+{
+    (void)state;
+    enum { CLIENTS = 64, EACH = 50 };
+    void *socks[CLIENTS];
+    int sent[CLIENTS] = {0}, got[CLIENTS] = {0};
+    static unsigned char seen[CLIENTS][EACH];
+    memset(seen, 0, sizeof seen);
+    const char *scrambles[] = {"R U F'", "L2 D B", "(U D') R F2", "B' L U2"};
+    long before = rss_anon_kb(main_daemon.pid);
+    char req[256];
+    for (int c = 0; c < CLIENTS; c++) {
+        socks[c] = dealer(main_daemon.endpoint);
+        snprintf(req, sizeof req,
+                 "{\"id\":\"%d-%d\",\"op\":\"solve\",\"scramble\":\"%s\","
+                 "\"metric\":\"htm\",\"max_len\":20}",
+                 c, 0, scrambles[c % 4]);
+        send_str(socks[c], req);
+        sent[c] = 1;
+    }
+    int done = 0;
+    double end = now_ms() + 300000;
+    zmq_pollitem_t items[CLIENTS];
+    for (int c = 0; c < CLIENTS; c++)
+        items[c] = (zmq_pollitem_t){socks[c], 0, ZMQ_POLLIN, 0};
+    while (done < CLIENTS * EACH && now_ms() < end) {
+        assert_true(zmq_poll(items, CLIENTS, 1000) >= 0);
+        for (int c = 0; c < CLIENTS; c++) {
+            if (!(items[c].revents & ZMQ_POLLIN))
+                continue;
+            cJSON *o = recv_json(socks[c], 0);
+            assert_non_null(o);
+            if (strcmp(type_of(o), "accepted") == 0) {
+                cJSON_Delete(o);
+                continue;
+            }
+            assert_string_equal(type_of(o), "result");
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+            int cc, k;
+            assert_int_equal(sscanf(id->valuestring, "%d-%d", &cc, &k), 2);
+            assert_int_equal(cc, c); /* never another client's reply */
+            assert_true(k >= 0 && k < EACH);
+            assert_int_equal(seen[c][k], 0);
+            seen[c][k] = 1;
+            got[c]++;
+            done++;
+            cJSON_Delete(o);
+            if (sent[c] < EACH) {
+                snprintf(req, sizeof req,
+                         "{\"id\":\"%d-%d\",\"op\":\"solve\",\"scramble\":"
+                         "\"%s\",\"metric\":\"htm\",\"max_len\":20}",
+                         c, sent[c], scrambles[(c + sent[c]) % 4]);
+                send_str(socks[c], req);
+                sent[c]++;
+            }
+        }
+    }
+    assert_int_equal(done, CLIENTS * EACH);
+    for (int c = 0; c < CLIENTS; c++) {
+        assert_int_equal(got[c], EACH);
+        zmq_close(socks[c]);
+    }
+    long after = rss_anon_kb(main_daemon.pid);
+    /* The daemon's own allocations stay small: no growth with requests. */
+    assert_true(before > 0 && after > 0);
+    if (after - before > 64 * 1024)
+        fail_msg("anonymous memory grew from %ld kB to %ld kB", before,
+                 after);
+    assert_alive(main_daemon.endpoint);
+}
+
+/* A REQ socket gets exactly one reply per request (no accepted). */
+static void test_req_client(void **state)
+{
+    (void)state;
+    void *s = zmq_socket(zctx, ZMQ_REQ);
+    int linger = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
+    send_str(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R U\","
+                "\"progress\":true}");
+    cJSON *o = recv_json(s, 10000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    send_str(s, "{\"id\":2,\"op\":\"solve\",\"scramble\":\"R U Z\"}");
+    o = recv_json(s, 10000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "INVALID_MOVES");
+    cJSON_Delete(o);
+    zmq_close(s);
+}
+
+/* A solve that runs until its 60 s are up (it keeps finding shorter
+ * solutions of a random cube), and one that finds nothing for a long time
+ * (HTM at most 15 moves: random cubes need about 18). */
+#define HARD_CUBE "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL"
+#define SLOW_SOLVE(id, extra)                                                \
+    "{\"id\":\"" id "\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE     \
+    "\",\"metric\":\"htm\",\"time_ms\":60000" extra "}"
+#define HOPELESS_SOLVE(id, extra)                                            \
+    "{\"id\":\"" id "\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE     \
+    "\",\"metric\":\"htm\",\"max_len\":15,\"time_ms\":60000" extra "}"
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    send_str(s, SLOW_SOLVE("long", ",\"progress\":true"));
+    cJSON *o = recv_json(s, 5000);
+    assert_string_equal(type_of(o), "accepted");
+    cJSON_Delete(o);
+    sleep_ms(200); /* running by now */
+    /* another client cannot cancel it */
+    void *other = dealer(main_daemon.endpoint);
+    send_str(other, "{\"id\":\"x\",\"op\":\"cancel\",\"target\":\"long\"}");
+    o = final_reply(other, 5000);
+    assert_string_equal(type_of(o), "cancel");
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "found")));
+    cJSON_Delete(o);
+    zmq_close(other);
+    /* the same id cannot be reused while in flight */
+    send_str(s, SLOW_SOLVE("long", ""));
+    o = final_reply(s, 5000);
+    assert_string_equal(error_code(o), "BAD_REQUEST");
+    cJSON_Delete(o);
+    double t0 = now_ms();
+    send_str(s, "{\"id\":\"c\",\"op\":\"cancel\",\"target\":\"long\"}");
+    int got_cancel = 0, got_error = 0;
+    while (!(got_cancel && got_error)) {
+        o = final_reply(s, 10000);
+        assert_non_null(o);
+        if (strcmp(type_of(o), "cancel") == 0) {
+            assert_true(
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "found")));
+            got_cancel = 1;
+        } else {
+            assert_string_equal(error_code(o), "CANCELLED");
+            assert_string_equal(
+                cJSON_GetObjectItemCaseSensitive(o, "id")->valuestring,
+                "long");
+            got_error = 1;
+        }
+        cJSON_Delete(o);
+    }
+    /* Far sooner than the 60 s the search was given. */
+    assert_true(now_ms() - t0 < 5000);
+    zmq_close(s);
+    assert_alive(main_daemon.endpoint);
+}
+
+static void test_deadline(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    double t0 = now_ms();
+    send_str(s, HOPELESS_SOLVE("d1", ",\"deadline_ms\":300"));
+    /* queued behind d1 with a deadline that passes while it waits */
+    send_str(s, HOPELESS_SOLVE("d2", ",\"deadline_ms\":100"));
+    int seen = 0;
+    while (seen < 2) {
+        cJSON *o = final_reply(s, 10000);
+        assert_non_null(o);
+        assert_string_equal(error_code(o), "DEADLINE");
+        seen++;
+        cJSON_Delete(o);
+    }
+    assert_true(now_ms() - t0 < 5000);
+    /* a deadline that ends a search which has solutions returns them */
+    send_str(s, SLOW_SOLVE("d4", ",\"deadline_ms\":200"));
+    cJSON *r = final_reply(s, 10000);
+    assert_string_equal(type_of(r), "result");
+    verify_result(r, HARD_CUBE, QS_METRIC_HTM);
+    cJSON_Delete(r);
+    /* a deadline that leaves room: the solve is answered normally */
+    send_str(s, "{\"id\":\"d3\",\"op\":\"solve\",\"scramble\":\"R U F\","
+                "\"deadline_ms\":5000}");
+    cJSON *o = final_reply(s, 10000);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    zmq_close(s);
+}
+
+/* A client that sends a request and disappears disturbs nobody. */
+static void test_client_vanishes(void **state)
+{
+    (void)state;
+    void *gone = dealer(main_daemon.endpoint);
+    send_str(gone, SLOW_SOLVE("v", ",\"deadline_ms\":400,\"progress\":true"));
+    sleep_ms(50);
+    zmq_close(gone);
+    void *s = dealer(main_daemon.endpoint);
+    send_str(s, "{\"id\":\"after\",\"op\":\"solve\",\"scramble\":\"F R\"}");
+    cJSON *o = final_reply(s, 10000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    zmq_close(s);
+    assert_alive(main_daemon.endpoint);
+}
+
+/* Round robin: a client behind another's pipelined batch is served next. */
+static void test_fairness(void **state)
+{
+    (void)state;
+    void *a = dealer(main_daemon.endpoint);
+    void *b = dealer(main_daemon.endpoint);
+    char req[256];
+    for (int i = 0; i < 8; i++) {
+        snprintf(req, sizeof req,
+                 "{\"id\":%d,\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
+                 "\",\"metric\":\"htm\",\"time_ms\":40}",
+                 i);
+        send_str(a, req);
+    }
+    sleep_ms(20);
+    send_str(b, "{\"id\":\"b\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
+                "\",\"metric\":\"htm\",\"time_ms\":40}");
+    cJSON *o = final_reply(b, 20000);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    /* When b's result is in, most of a's batch must still be waiting. */
+    int a_done = 0;
+    while ((o = recv_json(a, 0)) != NULL) {
+        a_done += strcmp(type_of(o), "result") == 0;
+        cJSON_Delete(o);
+    }
+    assert_true(a_done <= 3);
+    for (int k = a_done; k < 8; k++) {
+        o = final_reply(a, 20000);
+        assert_non_null(o);
+        assert_string_equal(type_of(o), "result");
+        cJSON_Delete(o);
+    }
+    zmq_close(a);
+    zmq_close(b);
+}
+
+static void test_ipc_and_busy_and_sigterm(void **state)
+{
+    (void)state;
+    char ep[128];
+    snprintf(ep, sizeof ep, "ipc:///tmp/quadsolved-test-%d.sock",
+             (int)getpid());
+    daemon_proc d;
+    start_daemon(&d, "--bind", ep, "--metrics", "htm", "--queue", "2",
+                 "--log-level", "warn", NULL);
+    assert_string_equal(d.endpoint, ep);
+    wait_ready(d.endpoint, 120000);
+    void *s = dealer(d.endpoint);
+    send_str(s, SLOW_SOLVE("r", ""));  /* running */
+    sleep_ms(100);
+    send_str(s, SLOW_SOLVE("q1", "")); /* queued */
+    send_str(s, SLOW_SOLVE("q2", "")); /* queued */
+    send_str(s, SLOW_SOLVE("q3", "")); /* over the limit */
+    int busy = 0;
+    for (int k = 0; k < 4; k++) {
+        cJSON *o = recv_json(s, 5000);
+        assert_non_null(o);
+        if (strcmp(type_of(o), "error") == 0) {
+            assert_string_equal(error_code(o), "BUSY");
+            busy++;
+        } else {
+            assert_string_equal(type_of(o), "accepted");
+        }
+        cJSON_Delete(o);
+    }
+    assert_int_equal(busy, 1);
+    /* robot is not served by this daemon */
+    send_str(s, "{\"id\":\"m\",\"op\":\"solve\",\"scramble\":\"R\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_string_equal(error_code(o), "UNAVAILABLE");
+    cJSON_Delete(o);
+    /* SIGTERM: every request in flight is answered CANCELLED, exit 0 */
+    kill(d.pid, SIGTERM);
+    int cancelled = 0;
+    for (int k = 0; k < 3; k++) {
+        o = final_reply(s, 10000);
+        assert_non_null(o);
+        assert_string_equal(error_code(o), "CANCELLED");
+        cancelled++;
+        cJSON_Delete(o);
+    }
+    assert_int_equal(cancelled, 3);
+    int status;
+    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    fclose(d.out);
+    zmq_close(s);
+}
+
+/* While tables are generated the daemon says "loading", queues solves,
+ * and a SIGTERM then cancels them and stops generation. */
+static void test_loading_state(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/quadsolved-empty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "qtm",
+                 "--tables", dir, "--log-level", "warn", NULL);
+    void *s = dealer(d.endpoint);
+    send_str(s, "{\"id\":1,\"op\":\"status\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(o, "state")->valuestring, "loading");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(o, "tables"), "qtm")
+            ->valuestring,
+        "loading");
+    cJSON_Delete(o);
+    send_str(s, "{\"id\":2,\"op\":\"solve\",\"scramble\":\"R\","
+                "\"metric\":\"qtm\"}");
+    o = recv_json(s, 5000);
+    assert_string_equal(type_of(o), "accepted");
+    cJSON_Delete(o);
+    assert_alive(d.endpoint);
+    kill(d.pid, SIGTERM);
+    o = final_reply(s, 30000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "CANCELLED");
+    cJSON_Delete(o);
+    int status;
+    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fclose(d.out);
+    zmq_close(s);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Like wait_ready, but expects no answer at all (CURVE refuses plain and
+ * unknown clients). */
+static void expect_refused(const char *endpoint, const qsv_client_options *o)
+{
+    qsv_client *c;
+    qsv_failure f;
+    assert_int_equal(qsv_client_open(endpoint, o, &c, &f), QSV_OK);
+    assert_int_equal(qsv_client_ping(c, &f), QSV_ERR_NO_REPLY);
+    qsv_client_close(c);
+}
+
+static void test_curve_refuses(void **state)
+{
+    (void)state;
+    if (!zmq_has("curve"))
+        skip();
+    char dir[] = "/tmp/quadsolved-curve-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512], clients[512], line[600];
+    char srv_pub[41], srv_sec[41], cli_pub[41], cli_sec[41], bad_pub[41],
+        bad_sec[41];
+    zmq_curve_keypair(srv_pub, srv_sec);
+    zmq_curve_keypair(cli_pub, cli_sec);
+    zmq_curve_keypair(bad_pub, bad_sec);
+    snprintf(path, sizeof path, "%s/server.key", dir);
+    snprintf(line, sizeof line, "%s\n", srv_sec);
+    write_file(path, line);
+    snprintf(clients, sizeof clients, "%s/clients", dir);
+    assert_int_equal(mkdir(clients, 0700), 0);
+    snprintf(line, sizeof line, "%s/robot1.pub", clients);
+    char key[64];
+    snprintf(key, sizeof key, "%s\n", cli_pub);
+    write_file(line, key);
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "robot",
+                 "--curve-secret", path, "--curve-clients", clients,
+                 "--log-level", "error", NULL);
+    qsv_client_options o;
+    qsv_client_options_default(&o);
+    o.timeout_ms = 1000;
+    expect_refused(d.endpoint, &o); /* no CURVE */
+    o.server_public = srv_pub;
+    o.client_public = bad_pub;
+    o.client_secret = bad_sec;
+    expect_refused(d.endpoint, &o); /* a key not in the directory */
+    o.client_public = cli_pub;
+    o.client_secret = cli_sec;
+    qsv_client *c;
+    qsv_failure f;
+    assert_int_equal(qsv_client_open(d.endpoint, &o, &c, &f), QSV_OK);
+    o.timeout_ms = 5000;
+    assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
+    qsv_client_close(c);
+    assert_int_equal(stop_daemon(&d), 0);
+    snprintf(line, sizeof line, "rm -rf '%s'", dir);
+    assert_int_equal(system(line), 0);
+}
+
+/* The C client: solve with progress, verify, cancel through the flag. */
+static int progress_calls;
+static void count_progress(void *ctx, int best)
+{
+    (void)ctx;
+    assert_true(best >= 0);
+    progress_calls++;
+}
+
+static void test_c_client(void **state)
+{
+    (void)state;
+    qsv_client *c;
+    qsv_failure f;
+    assert_int_equal(qsv_client_open(main_daemon.endpoint, NULL, &c, &f),
+                     QSV_OK);
+    assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
+    char status[2048];
+    assert_int_equal(qsv_client_status(c, status, sizeof status, &f), QSV_OK);
+    assert_non_null(strstr(status, "\"state\":\"ready\""));
+    static qsv_result res;
+    qsv_request r;
+    qsv_request_init(&r);
+    snprintf(r.cube, sizeof r.cube,
+             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    r.solutions = 3;
+    progress_calls = 0;
+    assert_int_equal(
+        qsv_client_solve(c, &r, NULL, count_progress, NULL, &res, &f),
+        QSV_OK);
+    assert_true(res.n >= 1 && res.n <= 3);
+    assert_true(progress_calls >= 1);
+    assert_int_equal(res.metric, QS_METRIC_ROBOT);
+    assert_int_equal(res.sol[0].length, res.sol[0].plan.robot_moves);
+    /* an error comes back as its code with the reason */
+    snprintf(r.cube, sizeof r.cube,
+             "UUUUUUUURFRRRRRRRRFFUFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB");
+    assert_int_equal(qsv_client_solve(c, &r, NULL, NULL, NULL, &res, &f),
+                     QSV_ERR_INVALID_CUBE);
+    assert_string_equal(f.reason, "TWIST");
+    /* cancel through the flag, raised before the call: answered at once */
+    atomic_int flag = 1;
+    snprintf(r.cube, sizeof r.cube,
+             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    r.metric = QS_METRIC_HTM;
+    r.time_ms = 60000;
+    r.solutions = 1;
+    double t0 = now_ms();
+    assert_int_equal(qsv_client_solve(c, &r, &flag, NULL, NULL, &res, &f),
+                     QSV_ERR_CANCELLED);
+    assert_true(now_ms() - t0 < 5000);
+    qsv_client_close(c);
+}
+
+/* The line mode, fed a small script. */
+static void test_line_mode(void **state)
+{
+    (void)state;
+    const char *exe = getenv("QUADSOLVED");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "printf 'solve %s\\nsolve %s\\nsolve UUU\\nsolve "
+             "UUUUUUUURFRRRRRRRRFFUFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\\n"
+             "dance\\n' | '%s' --stdio --metric htm --time-ms 5",
+             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL", SOLVED,
+             exe);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[1024];
+    int ready = 0, face = 0, cubie = 0, error = 0, solutions = 0, times = 0;
+    qsv_request req;
+    qsv_request_init(&req);
+    snprintf(req.cube, sizeof req.cube,
+             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    qs_cube cube;
+    qsv_failure f;
+    assert_int_equal(qsv_request_cube(&req, &cube, &f), QSV_OK);
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t n = strlen(line);
+        if (strcmp(line, "Ready!") == 0) {
+            ready++;
+        } else if (strncmp(line, "Face-error", 10) == 0) {
+            face++;
+        } else if (strncmp(line, "Cubie-error", 11) == 0) {
+            assert_non_null(strstr(line, "TWIST"));
+            cubie++;
+        } else if (strncmp(line, "Error.", 6) == 0) {
+            error++;
+        } else if (n > 2 && strcmp(line + n - 2, "ms") == 0) {
+            times++;
+        } else if (n > 0 && line[n - 1] == ')') {
+            /* "moves (len)": the first solve's moves solve its cube; the
+             * second's (solved cube) are empty. */
+            char *open = strrchr(line, '(');
+            int len = atoi(open + 1);
+            *open = '\0';
+            qs_move moves[QS_MAX_MOVES];
+            int k = qs_moves_parse(line, moves, QS_MAX_MOVES, NULL, 0);
+            assert_int_equal(k, len);
+            if (solutions == 0) {
+                qs_cube c = cube;
+                qs_cube_apply_moves(&c, moves, k);
+                assert_true(qs_cube_is_solved(&c));
+            } else {
+                assert_int_equal(k, 0);
+            }
+            solutions++;
+        }
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(ready, 6);
+    assert_int_equal(times, 2);
+    assert_int_equal(solutions, 2);
+    assert_int_equal(face, 1);
+    assert_int_equal(cubie, 1);
+    assert_int_equal(error, 1);
+}
+
+/* quadsolve --server prints what a local solve prints (for a cube whose
+ * answer does not depend on timing: a short scramble, fixed max_len). */
+static void test_cli_server(void **state)
+{
+    (void)state;
+    const char *cli = getenv("QUADSOLVE_CLI");
+    if (!cli)
+        skip();
+    char cmd[1024], local[4096] = "", remote[4096] = "";
+    const char *args = "--metric robot --max-len 30 --threads 1 "
+                       "\"DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDX\""
+                       " --scramble \"R U\" --scramble \"R Q\"";
+    snprintf(cmd, sizeof cmd, "'%s' solve %s", cli, args);
+    FILE *p = popen(cmd, "r");
+    size_t n = fread(local, 1, sizeof local - 1, p);
+    local[n] = '\0';
+    assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+    snprintf(cmd, sizeof cmd, "'%s' --server %s %s", cli,
+             main_daemon.endpoint, args);
+    p = popen(cmd, "r");
+    n = fread(remote, 1, sizeof remote - 1, p);
+    remote[n] = '\0';
+    assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+    assert_string_equal(local, remote);
+    assert_non_null(strstr(remote, "error: CHARACTER:"));
+    assert_non_null(strstr(remote, "error: MOVE:"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    signal(SIGPIPE, SIG_IGN);
+    zctx = zmq_ctx_new();
+    start_daemon(&main_daemon, "--bind", "tcp://127.0.0.1:0", "--metrics",
+                 "all", "--log-level", "warn", NULL);
+    wait_ready(main_daemon.endpoint, 600000);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = stop_daemon(&main_daemon);
+    /* Not zmq_ctx_term: a failed test may have left a socket open, and
+     * term would wait for it forever. */
+    zmq_ctx_shutdown(zctx);
+    return rc == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_correct_all_metrics),
+        cmocka_unit_test(test_req_client),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_deadline),
+        cmocka_unit_test(test_client_vanishes),
+        cmocka_unit_test(test_fairness),
+        cmocka_unit_test(test_c_client),
+        cmocka_unit_test(test_cli_server),
+        cmocka_unit_test(test_load_64_clients),
+        cmocka_unit_test(test_line_mode),
+        cmocka_unit_test(test_ipc_and_busy_and_sigterm),
+        cmocka_unit_test(test_loading_state),
+        cmocka_unit_test(test_curve_refuses),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
