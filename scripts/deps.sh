@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config
     libzmq3-dev libserialport-dev libcjson-dev libcmocka-dev libxxhash-dev
-    python3-zmq valgrind time bc
+    python3-zmq python3-jsonschema valgrind time bc
 )
 
 installed() {
