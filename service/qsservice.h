@@ -126,6 +126,11 @@ void qsv_request_init(qsv_request *r);
  * names. */
 int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
                       qsv_failure *f);
+/* The cube of solve request *r: its facelets parsed, or its scramble
+ * applied to the solved cube. Returns QSV_OK, or QSV_ERR_INVALID_CUBE /
+ * QSV_ERR_INVALID_MOVES with f->reason the failed check's qs_errcode
+ * ("TWIST", "CENTER", "MOVE", ...) and a message naming the position. */
+int qsv_request_cube(const qsv_request *r, qs_cube *c, qsv_failure *f);
 /* Prints *r as a request frame (NUL-terminated JSON) into out. Returns the
  * length, or QSV_ERR_ARGUMENT when out is too small. */
 int qsv_request_to_json(const qsv_request *r, char *out, size_t out_len);

@@ -147,6 +147,24 @@ int qtab_blob_path(qs_metric m, int i, const char *dir, char *buf,
 
 /* Runs the solver's generator for one blob into a new buffer (*out, which
  * the caller frees). */
+/* Context of progress_to_log: the blob and the last tenth reported. */
+typedef struct {
+    const qtab_options *o;
+    const char *name;
+    int tenths;
+} log_progress;
+
+static void progress_to_log(void *ctx, double fraction)
+{
+    log_progress *lp = ctx;
+    int tenths = (int)(fraction * 10.0 + 1e-9);
+    if (tenths > lp->tenths && tenths < 10) {
+        lp->tenths = tenths;
+        say(lp->o, QTAB_LOG_INFO, "%s: %d%% generated", lp->name,
+            tenths * 10);
+    }
+}
+
 static int generate_blob(const blob_ref *b, const qtab_options *o,
                          int threads, void **out)
 {
@@ -165,9 +183,16 @@ static int generate_blob(const blob_ref *b, const qtab_options *o,
     qtab_progress *bar = NULL;
     if (o->progress && !o->quiet && isatty(STDERR_FILENO))
         bar = qtab_progress_start(stderr, b->name);
+    /* Without a terminal (a daemon's log) progress goes out as INFO lines,
+     * one per tenth, so a long generation is visibly alive. */
+    log_progress lp = {o, b->name, 0};
+    int log_lines = bar == NULL && o->progress && !o->quiet;
     int rc = qs_blob_generate(b->metric, b->index, buf, threads,
-                              bar != NULL ? qtab_progress_callback : NULL,
-                              bar, o->cancel);
+                              bar != NULL  ? qtab_progress_callback
+                              : log_lines ? progress_to_log
+                                          : NULL,
+                              bar != NULL ? (void *)bar : (void *)&lp,
+                              o->cancel);
     /* Cleared rather than kept: the summary line below replaces it. */
     qtab_progress_finish(bar, 1);
     if (rc != QS_OK) {

@@ -1,0 +1,312 @@
+/*
+ * reply.c - the reply frames of the protocol (docs/protocol.md): printing
+ * them on the daemon's side and parsing them back on the client's.
+ *
+ * Solutions travel in notation ("R U2 (F B')", "tRL R+rF"), not as move
+ * numbers, so that a person reading a log or a script in any language can
+ * use them directly; the parser turns them back into moves and steps and
+ * the client verifies them before anyone acts on them.
+ */
+#include "qsservice.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Milliseconds rounded to microseconds: plans are costed to the
+ * microsecond, so this keeps cost_ms exact through the round trip. */
+static double round_us(double ms)
+{
+    return floor(ms * 1000.0 + 0.5) / 1000.0;
+}
+
+/* Starts a reply object of the given type with the id spliced in as JSON
+ * text; an id that does not parse becomes null rather than failing. */
+static cJSON *reply(const char *id, const char *type)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON *idv = id ? cJSON_Parse(id) : NULL;
+    cJSON_AddItemToObject(o, "id", idv ? idv : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "type", type);
+    return o;
+}
+
+static char *finish(cJSON *o)
+{
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return text;
+}
+
+void qsv_free(void *p)
+{
+    cJSON_free(p);
+}
+
+char *qsv_reply_accepted(const char *id, int queue_position)
+{
+    cJSON *o = reply(id, "accepted");
+    if (o)
+        cJSON_AddNumberToObject(o, "queue_position", queue_position);
+    return finish(o);
+}
+
+char *qsv_reply_progress(const char *id, int best, double elapsed_ms)
+{
+    cJSON *o = reply(id, "progress");
+    if (o) {
+        cJSON_AddNumberToObject(o, "best", best);
+        cJSON_AddNumberToObject(o, "elapsed_ms", round_us(elapsed_ms));
+    }
+    return finish(o);
+}
+
+char *qsv_reply_pong(const char *id)
+{
+    return finish(reply(id, "pong"));
+}
+
+char *qsv_reply_cancel(const char *id, const char *target, int found)
+{
+    cJSON *o = reply(id, "cancel");
+    if (o) {
+        cJSON *t = target ? cJSON_Parse(target) : NULL;
+        cJSON_AddItemToObject(o, "target", t ? t : cJSON_CreateNull());
+        cJSON_AddBoolToObject(o, "found", found);
+    }
+    return finish(o);
+}
+
+char *qsv_reply_error(const char *id, const qsv_failure *f)
+{
+    cJSON *o = reply(id, "error");
+    if (o) {
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddStringToObject(e, "code", qsv_errcode(f->code));
+        if (f->reason[0])
+            cJSON_AddStringToObject(e, "reason", f->reason);
+        cJSON_AddStringToObject(e, "message",
+                                f->message[0] ? f->message
+                                              : qsv_strerror(f->code));
+    }
+    return finish(o);
+}
+
+static void add_solution(cJSON *arr, const qsv_solution *s)
+{
+    char text[ROBOT_MAX_STEPS * 20 + 1];
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    if (qs_moves_format(s->moves, s->n, text, sizeof text) < 0)
+        text[0] = '\0';
+    cJSON_AddStringToObject(o, "moves", text);
+    cJSON_AddNumberToObject(o, "length", s->length);
+    cJSON *len = cJSON_AddObjectToObject(o, "lengths");
+    for (int m = 0; m < QS_PLAIN_METRICS; m++)
+        cJSON_AddNumberToObject(len, qs_metric_name((qs_metric)m),
+                                qs_moves_length(s->moves, s->n, (qs_metric)m));
+    const robot_schedule *p = &s->plan;
+    if (robot_steps_format(p->steps, p->n, text, sizeof text) < 0)
+        text[0] = '\0';
+    cJSON_AddStringToObject(o, "robot", text);
+    cJSON_AddNumberToObject(o, "robot_moves", p->robot_moves);
+    cJSON_AddNumberToObject(o, "turns", p->turns);
+    cJSON_AddNumberToObject(o, "tilts", p->tilts);
+    cJSON_AddNumberToObject(o, "full_regrips", p->full_regrips);
+    cJSON_AddNumberToObject(o, "safe", p->safe);
+    cJSON_AddNumberToObject(o, "cost_ms", round_us(p->cost_ms));
+    cJSON_AddItemToArray(arr, o);
+}
+
+char *qsv_reply_result(const char *id, const qsv_result *res)
+{
+    cJSON *o = reply(id, "result");
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "metric", qs_metric_name(res->metric));
+    cJSON_AddStringToObject(o, "profile", res->profile);
+    cJSON_AddStringToObject(o, "objective",
+                            res->objective == ROBOT_OBJ_TIME ? "time"
+                                                             : "moves");
+    cJSON *arr = cJSON_AddArrayToObject(o, "solutions");
+    for (int i = 0; arr && i < res->n; i++)
+        add_solution(arr, &res->sol[i]);
+    cJSON *st = cJSON_AddObjectToObject(o, "stats");
+    if (st) {
+        cJSON_AddNumberToObject(st, "solve_ms", round_us(res->solve_ms));
+        cJSON_AddNumberToObject(st, "queue_ms", round_us(res->queue_ms));
+        cJSON_AddNumberToObject(st, "first_ms",
+                                round_us(res->stats.first_ms));
+        cJSON_AddNumberToObject(st, "phase1_nodes",
+                                (double)res->stats.phase1_nodes);
+        cJSON_AddNumberToObject(st, "phase2_nodes",
+                                (double)res->stats.phase2_nodes);
+        cJSON_AddNumberToObject(st, "phase2_searches",
+                                (double)res->stats.phase2_searches);
+    }
+    /* A reply with a solution missing would be a wrong answer. */
+    if (cJSON_GetArraySize(arr) != res->n) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return finish(o);
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static int bad(qsv_failure *f, const char *what)
+{
+    f->code = QSV_ERR_PROTOCOL;
+    f->reason[0] = '\0';
+    snprintf(f->message, sizeof f->message, "reply: %s", what);
+    return QSV_ERR_PROTOCOL;
+}
+
+/* An integer member, or -1 when absent or not a non-negative integer. */
+static int get_count(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e6 ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (int)v->valuedouble;
+}
+
+static const char *get_string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double get_number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+static int parse_solution(const cJSON *o, qsv_solution *s, qsv_failure *f)
+{
+    char detail[160];
+    const char *moves = get_string(o, "moves");
+    const char *robot = get_string(o, "robot");
+    if (!moves || !robot)
+        return bad(f, "a solution lacks 'moves' or 'robot'");
+    int n = qs_moves_parse(moves, s->moves, QS_MAX_MOVES, detail,
+                           sizeof detail);
+    if (n < 0)
+        return bad(f, "a solution's moves do not parse");
+    s->n = n;
+    robot_schedule *p = &s->plan;
+    memset(p, 0, sizeof *p);
+    int k = robot_steps_parse(robot, p->steps, ROBOT_MAX_STEPS, detail,
+                              sizeof detail);
+    if (k < 0)
+        return bad(f, "a solution's robot steps do not parse");
+    p->n = k;
+    s->length = get_count(o, "length");
+    p->robot_moves = get_count(o, "robot_moves");
+    p->turns = get_count(o, "turns");
+    p->tilts = get_count(o, "tilts");
+    p->full_regrips = get_count(o, "full_regrips");
+    p->safe = get_count(o, "safe");
+    p->cost_ms = get_number(o, "cost_ms");
+    if (s->length < 0 || p->robot_moves < 0 || p->turns < 0 || p->tilts < 0 ||
+        p->full_regrips < 0 || p->safe < 0)
+        return bad(f, "a solution lacks a count");
+    return QSV_OK;
+}
+
+static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
+{
+    memset(&res->stats, 0, sizeof res->stats);
+    const char *metric = get_string(root, "metric");
+    int m = metric ? qs_metric_parse(metric) : -1;
+    if (m < 0)
+        return bad(f, "result without a known 'metric'");
+    res->metric = (qs_metric)m;
+    const char *profile = get_string(root, "profile");
+    snprintf(res->profile, sizeof res->profile, "%s", profile ? profile : "");
+    const char *obj = get_string(root, "objective");
+    res->objective = obj && strcmp(obj, "time") == 0 ? ROBOT_OBJ_TIME
+                                                     : ROBOT_OBJ_MOVES;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "solutions");
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
+    if (n < 1 || n > QSV_MAX_SOLUTIONS)
+        return bad(f, "result without 1..16 solutions");
+    res->n = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, arr)
+    {
+        int rc = parse_solution(s, &res->sol[res->n], f);
+        if (rc != QSV_OK)
+            return rc;
+        res->n++;
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "stats");
+    res->solve_ms = get_number(st, "solve_ms");
+    res->queue_ms = get_number(st, "queue_ms");
+    res->stats.first_ms = get_number(st, "first_ms");
+    res->stats.phase1_nodes = (uint64_t)get_number(st, "phase1_nodes");
+    res->stats.phase2_nodes = (uint64_t)get_number(st, "phase2_nodes");
+    res->stats.phase2_searches = (uint64_t)get_number(st, "phase2_searches");
+    return QSV_OK;
+}
+
+int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
+                    char id[QSV_MAX_ID + 1], qsv_result *res, int *best,
+                    qsv_failure *f)
+{
+    static const char *types[] = {"accepted", "progress", "result", "error",
+                                  "pong",     "status",   "cancel"};
+    if (!frame || !type || !id || !f)
+        return QSV_ERR_ARGUMENT;
+    cJSON *root = cJSON_ParseWithLength(frame, len);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return bad(f, "not a JSON object");
+    }
+    int rc = QSV_OK;
+    const cJSON *idv = cJSON_GetObjectItemCaseSensitive(root, "id");
+    char *idtext = idv ? cJSON_PrintUnformatted(idv) : NULL;
+    if (!idtext || strlen(idtext) > QSV_MAX_ID)
+        rc = bad(f, "missing or oversized 'id'");
+    else
+        strcpy(id, idtext);
+    cJSON_free(idtext);
+    const char *t = get_string(root, "type");
+    int k = -1;
+    for (int i = 0; t && i < (int)(sizeof types / sizeof types[0]); i++)
+        if (strcmp(t, types[i]) == 0)
+            k = i;
+    if (rc == QSV_OK && k < 0)
+        rc = bad(f, "unknown 'type'");
+    if (rc == QSV_OK) {
+        *type = (qsv_reply_type)k;
+        if (*type == QSV_REPLY_RESULT && res)
+            rc = parse_result(root, res, f);
+        else if (*type == QSV_REPLY_PROGRESS && best)
+            *best = get_count(root, "best");
+        else if (*type == QSV_REPLY_ERROR) {
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
+            const char *code = get_string(e, "code");
+            const char *reason = get_string(e, "reason");
+            const char *msg = get_string(e, "message");
+            int err = qsv_error_parse(code);
+            if (!err || !msg) {
+                rc = bad(f, "error reply without a known code and message");
+            } else {
+                f->code = err;
+                snprintf(f->reason, sizeof f->reason, "%s",
+                         reason ? reason : "");
+                snprintf(f->message, sizeof f->message, "%s", msg);
+            }
+        }
+    }
+    cJSON_Delete(root);
+    return rc;
+}

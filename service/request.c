@@ -1,0 +1,366 @@
+/*
+ * request.c - parsing and printing of request frames (docs/protocol.md).
+ *
+ * Parsing is strict: a field of the wrong type, out of range or unknown is
+ * an error naming the field, because a typo such as "time" for "time_ms"
+ * would otherwise be ignored silently and the robot would wait for a
+ * search it never asked for. Only the frame itself is allocated (by cJSON,
+ * bounded by QSV_MAX_FRAME); everything kept is copied into fixed fields.
+ */
+#include "qsservice.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int fail(qsv_failure *f, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(qsv_failure *f, int code, const char *fmt, ...)
+{
+    va_list ap;
+    f->code = code;
+    f->reason[0] = '\0';
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void qsv_request_init(qsv_request *r)
+{
+    memset(r, 0, sizeof *r);
+    strcpy(r->id, "null");
+    r->op = QSV_OP_SOLVE;
+    r->metric = QS_METRIC_ROBOT;
+    r->time_ms = 0; /* not given: qsv_solve picks the default */
+    r->max_len = -1;
+    r->solutions = 1;
+    r->objective = ROBOT_OBJ_MOVES;
+    robot_profile_builtin("default", &r->profile);
+    strcpy(r->target, "null");
+}
+
+/* An id is a string of at most 100 bytes or an integer that a double
+ * holds exactly; its JSON text goes into out. */
+static int parse_id(const cJSON *item, const char *field, char *out,
+                    qsv_failure *f)
+{
+    if (cJSON_IsString(item)) {
+        if (strlen(item->valuestring) > 100)
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "'%s' is longer than 100 characters", field);
+    } else if (cJSON_IsNumber(item)) {
+        double v = item->valuedouble;
+        if (v != floor(v) || fabs(v) > 9007199254740992.0)
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "'%s' must be a string or an integer", field);
+    } else {
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'%s' must be a string or an integer", field);
+    }
+    char *text = cJSON_PrintUnformatted(item);
+    if (!text)
+        return fail(f, QSV_ERR_INTERNAL, "out of memory");
+    /* Escapes can make the text longer than the string itself. */
+    int ok = strlen(text) <= QSV_MAX_ID;
+    if (ok)
+        strcpy(out, text);
+    cJSON_free(text);
+    if (!ok)
+        return fail(f, QSV_ERR_BAD_REQUEST, "'%s' is too long", field);
+    return QSV_OK;
+}
+
+/* An integer field in [min, max]. */
+static int parse_int(const cJSON *item, long min, long max, int *out,
+                     qsv_failure *f)
+{
+    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble))
+        return fail(f, QSV_ERR_BAD_REQUEST, "'%s' must be an integer",
+                    item->string);
+    double v = item->valuedouble;
+    if (v < (double)min || v > (double)max)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'%s' is %.17g; it must be in %ld..%ld", item->string, v,
+                    min, max);
+    *out = (int)v;
+    return QSV_OK;
+}
+
+static int parse_profile(const cJSON *item, robot_profile *p, qsv_failure *f)
+{
+    char detail[256] = "";
+    if (cJSON_IsString(item)) {
+        /* Names only: a path from the network must never be opened. */
+        if (robot_profile_builtin(item->valuestring, p) != ROBOT_OK) {
+            char names[128] = "";
+            for (int i = 0; robot_profile_builtin_name(i); i++) {
+                if (i)
+                    strncat(names, ", ", sizeof names - strlen(names) - 1);
+                strncat(names, robot_profile_builtin_name(i),
+                        sizeof names - strlen(names) - 1);
+            }
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "'profile': no built-in profile '%.60s' (%s, or an "
+                        "inline object)",
+                        item->valuestring, names);
+        }
+        return QSV_OK;
+    }
+    if (!cJSON_IsObject(item))
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'profile' must be a profile name or an object");
+    char *text = cJSON_PrintUnformatted(item);
+    if (!text)
+        return fail(f, QSV_ERR_INTERNAL, "out of memory");
+    int rc = robot_profile_parse(text, p, detail, sizeof detail);
+    cJSON_free(text);
+    if (rc != ROBOT_OK)
+        return fail(f, QSV_ERR_BAD_REQUEST, "'profile': %s",
+                    *detail ? detail : robot_strerror(rc));
+    return QSV_OK;
+}
+
+static const char *repeated_key(const cJSON *root)
+{
+    for (const cJSON *a = root->child; a; a = a->next)
+        for (const cJSON *b = a->next; b; b = b->next)
+            if (strcmp(a->string, b->string) == 0)
+                return a->string;
+    return NULL;
+}
+
+static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
+{
+    const cJSON *item;
+    int have_cube = 0, have_time = 0, rc;
+    cJSON_ArrayForEach(item, root)
+    {
+        const char *k = item->string;
+        if (strcmp(k, "id") == 0 || strcmp(k, "op") == 0)
+            continue;
+        if (strcmp(k, "facelets") == 0 || strcmp(k, "scramble") == 0) {
+            if (have_cube)
+                return fail(f, QSV_ERR_BAD_REQUEST,
+                            "give either 'facelets' or 'scramble', not both");
+            if (!cJSON_IsString(item))
+                return fail(f, QSV_ERR_BAD_REQUEST, "'%s' must be a string",
+                            k);
+            size_t n = strlen(item->valuestring);
+            if (n > QSV_MAX_SCRAMBLE)
+                return fail(f, QSV_ERR_BAD_REQUEST,
+                            "'%s' is %zu bytes long; at most %d", k, n,
+                            QSV_MAX_SCRAMBLE);
+            memcpy(r->cube, item->valuestring, n + 1);
+            r->is_scramble = k[0] == 's';
+            have_cube = 1;
+        } else if (strcmp(k, "metric") == 0) {
+            int m = cJSON_IsString(item) ? qs_metric_parse(item->valuestring)
+                                         : -1;
+            if (m < 0)
+                return fail(f, QSV_ERR_BAD_REQUEST,
+                            "'metric' must be one of \"robot\", \"htm\", "
+                            "\"qtm\", \"axht\", \"axqt\"");
+            r->metric = (qs_metric)m;
+        } else if (strcmp(k, "time_ms") == 0) {
+            if ((rc = parse_int(item, 1, QSV_MAX_TIME_MS, &r->time_ms, f)))
+                return rc;
+            have_time = 1;
+        } else if (strcmp(k, "max_len") == 0) {
+            if (cJSON_IsNull(item))
+                r->max_len = -1;
+            else if ((rc = parse_int(item, 0, 200, &r->max_len, f)))
+                return rc;
+        } else if (strcmp(k, "solutions") == 0) {
+            if ((rc = parse_int(item, 1, QSV_MAX_SOLUTIONS, &r->solutions,
+                                f)))
+                return rc;
+        } else if (strcmp(k, "deadline_ms") == 0) {
+            if ((rc = parse_int(item, 1, QSV_MAX_TIME_MS, &r->deadline_ms,
+                                f)))
+                return rc;
+        } else if (strcmp(k, "progress") == 0) {
+            if (!cJSON_IsBool(item))
+                return fail(f, QSV_ERR_BAD_REQUEST,
+                            "'progress' must be true or false");
+            r->progress = cJSON_IsTrue(item);
+        } else if (strcmp(k, "objective") == 0) {
+            if (cJSON_IsString(item) && strcmp(item->valuestring, "moves") == 0)
+                r->objective = ROBOT_OBJ_MOVES;
+            else if (cJSON_IsString(item) &&
+                     strcmp(item->valuestring, "time") == 0)
+                r->objective = ROBOT_OBJ_TIME;
+            else
+                return fail(f, QSV_ERR_BAD_REQUEST,
+                            "'objective' must be \"moves\" or \"time\"");
+        } else if (strcmp(k, "profile") == 0) {
+            if ((rc = parse_profile(item, &r->profile, f)))
+                return rc;
+        } else {
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "unknown field '%.60s' in a solve request", k);
+        }
+    }
+    if (!have_cube)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "a solve request needs 'facelets' or 'scramble'");
+    if (!have_time)
+        r->time_ms = 0;
+    return QSV_OK;
+}
+
+int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
+                      qsv_failure *f)
+{
+    qsv_request_init(r);
+    if (!frame || !f)
+        return QSV_ERR_ARGUMENT;
+    if (len > QSV_MAX_FRAME)
+        return fail(f, QSV_ERR_TOO_LARGE,
+                    "request frame is %zu bytes; at most %d", len,
+                    QSV_MAX_FRAME);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(frame, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= frame ? (size_t)(end - frame) : 0;
+        if (!end) {
+            const char *e = cJSON_GetErrorPtr();
+            at = e && e >= frame && e <= frame + len ? (size_t)(e - frame)
+                                                     : 0;
+        }
+        return fail(f, QSV_ERR_BAD_REQUEST, "malformed JSON at byte %zu", at);
+    }
+    int rc = QSV_OK;
+    /* Trailing bytes after the object (other than blanks) are garbage. */
+    for (const char *p = end; p && p < frame + len && rc == QSV_OK; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+            rc = fail(f, QSV_ERR_BAD_REQUEST,
+                      "bytes after the JSON object at byte %zu",
+                      (size_t)(p - frame));
+    if (rc == QSV_OK && !cJSON_IsObject(root))
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "a request is a JSON object");
+    /* A repeated key would make the request mean two things; the field
+     * count bounds the quadratic check. */
+    if (rc == QSV_OK && cJSON_GetArraySize(root) > 32)
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "more than 32 fields");
+    const char *dup = rc == QSV_OK ? repeated_key(root) : NULL;
+    if (dup)
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "field '%.60s' appears twice", dup);
+    const cJSON *id = rc == QSV_OK ? cJSON_GetObjectItemCaseSensitive(root, "id")
+                                   : NULL;
+    if (rc == QSV_OK && !id)
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "missing field 'id'");
+    if (rc == QSV_OK)
+        rc = parse_id(id, "id", r->id, f);
+    const cJSON *op = rc == QSV_OK ? cJSON_GetObjectItemCaseSensitive(root, "op")
+                                   : NULL;
+    if (rc == QSV_OK && !op)
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "missing field 'op'");
+    if (rc == QSV_OK && !cJSON_IsString(op))
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "'op' must be a string");
+    if (rc == QSV_OK) {
+        const char *name = op->valuestring;
+        if (strcmp(name, "solve") == 0) {
+            r->op = QSV_OP_SOLVE;
+            rc = parse_solve(root, r, f);
+        } else if (strcmp(name, "cancel") == 0 || strcmp(name, "status") == 0 ||
+                   strcmp(name, "ping") == 0) {
+            r->op = name[0] == 'c'   ? QSV_OP_CANCEL
+                    : name[0] == 's' ? QSV_OP_STATUS
+                                     : QSV_OP_PING;
+            const cJSON *item;
+            int have_target = 0;
+            cJSON_ArrayForEach(item, root)
+            {
+                if (rc != QSV_OK || strcmp(item->string, "id") == 0 ||
+                    strcmp(item->string, "op") == 0)
+                    continue;
+                if (r->op == QSV_OP_CANCEL &&
+                    strcmp(item->string, "target") == 0) {
+                    rc = parse_id(item, "target", r->target, f);
+                    have_target = 1;
+                } else {
+                    rc = fail(f, QSV_ERR_BAD_REQUEST,
+                              "unknown field '%.60s' in a %s request",
+                              item->string, name);
+                }
+            }
+            if (rc == QSV_OK && r->op == QSV_OP_CANCEL && !have_target)
+                rc = fail(f, QSV_ERR_BAD_REQUEST,
+                          "a cancel request needs 'target' (the id to "
+                          "cancel)");
+        } else {
+            rc = fail(f, QSV_ERR_UNKNOWN_OP,
+                      "unknown op '%.60s' (solve, cancel, status, ping)",
+                      name);
+        }
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+int qsv_request_to_json(const qsv_request *r, char *out, size_t out_len)
+{
+    static const char *ops[] = {"solve", "cancel", "status", "ping"};
+    if (!r || !out || (unsigned)r->op > QSV_OP_PING)
+        return QSV_ERR_ARGUMENT;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *id = cJSON_Parse(r->id);
+    int ok = o && id;
+    if (ok) {
+        cJSON_AddItemToObject(o, "id", id);
+        id = NULL;
+        cJSON_AddStringToObject(o, "op", ops[r->op]);
+    }
+    if (ok && r->op == QSV_OP_CANCEL) {
+        cJSON *t = cJSON_Parse(r->target);
+        ok = t != NULL;
+        if (ok)
+            cJSON_AddItemToObject(o, "target", t);
+    }
+    if (ok && r->op == QSV_OP_SOLVE) {
+        cJSON_AddStringToObject(o, r->is_scramble ? "scramble" : "facelets",
+                                r->cube);
+        cJSON_AddStringToObject(o, "metric", qs_metric_name(r->metric));
+        if (r->time_ms > 0)
+            cJSON_AddNumberToObject(o, "time_ms", r->time_ms);
+        if (r->max_len >= 0)
+            cJSON_AddNumberToObject(o, "max_len", r->max_len);
+        if (r->solutions != 1)
+            cJSON_AddNumberToObject(o, "solutions", r->solutions);
+        if (r->deadline_ms > 0)
+            cJSON_AddNumberToObject(o, "deadline_ms", r->deadline_ms);
+        if (r->progress)
+            cJSON_AddTrueToObject(o, "progress");
+        if (r->objective == ROBOT_OBJ_TIME)
+            cJSON_AddStringToObject(o, "objective", "time");
+        robot_profile builtin;
+        if (robot_profile_builtin(r->profile.name, &builtin) == ROBOT_OK &&
+            memcmp(&builtin, &r->profile, sizeof builtin) == 0) {
+            if (strcmp(r->profile.name, "default") != 0)
+                cJSON_AddStringToObject(o, "profile", r->profile.name);
+        } else {
+            char text[1024];
+            cJSON *p = NULL;
+            if (robot_profile_to_json(&r->profile, text, sizeof text) >= 0)
+                p = cJSON_Parse(text);
+            ok = p != NULL;
+            if (ok)
+                cJSON_AddItemToObject(o, "profile", p);
+        }
+    }
+    char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    cJSON_Delete(id);
+    if (!text)
+        return QSV_ERR_INTERNAL;
+    size_t n = strlen(text);
+    int rc = n < out_len ? (int)n : QSV_ERR_ARGUMENT;
+    if (rc >= 0)
+        memcpy(out, text, n + 1);
+    cJSON_free(text);
+    return rc;
+}
