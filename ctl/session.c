@@ -639,6 +639,8 @@ int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x)
             if (want > max_batch)
                 want = max_batch;
             int enough = inflight / 2 < left ? inflight / 2 : left;
+            if (enough > max_batch)
+                enough = max_batch;
             if (want <= 0 || want < enough || fwp_window_free(&s->ep) <= 0)
                 break;
             int rc = send_batch(s, steps, want);
