@@ -133,6 +133,7 @@ typedef struct {
     fwp_config cfg;
     bool link_up;          /* the transport is open */
     bool connected;        /* fwp handshake done */
+    uint32_t n_connects;   /* handshakes (pairings) so far */
     bool have_peer;
     fwp_hello peer;
     fwp_status status;     /* last STATUS report */

@@ -408,11 +408,19 @@ static void text_report(const ctl_run *r, FILE *out)
                 pred, meas, 100.0 * (meas - pred) / pred, wall);
     if (r->have_final && r->final.has_cube)
         fprintf(out, "firmware cube: %.54s\n", r->final.cube);
-    if (r->err == CTL_OK)
-        fprintf(out, "result: solved, %d of %d protocol steps confirmed done "
-                     "in %d plan%s\n",
-                done, prims, r->n_att, r->n_att == 1 ? "" : "s");
-    else
+    if (r->err == CTL_OK && r->n_att == 1) {
+        fprintf(out, "result: solved, %d of %d protocol steps confirmed "
+                     "done\n",
+                done, prims);
+    } else if (r->err == CTL_OK) {
+        fprintf(out, "result: solved in %d plans, %d protocol steps confirmed "
+                     "done (",
+                r->n_att, done);
+        for (int k = 0; k < r->n_att; k++)
+            fprintf(out, "%s%d of %d", k ? ", then " : "",
+                    r->att[k]->x.confirmed, r->att[k]->n_prims);
+        fprintf(out, ")\n");
+    } else
         fprintf(out, "result: error: %s: %s (%d protocol steps confirmed "
                      "done)\n",
                 ctl_errcode(r->err), r->message, done);

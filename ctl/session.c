@@ -252,6 +252,7 @@ static void ep_event(void *ctx, int event, int detail)
     switch (event) {
     case FWP_EV_CONNECTED:
         s->connected = true;
+        s->n_connects++;
         logv(s, 2, "connected");
         break;
     case FWP_EV_PEER_RESET:
@@ -287,36 +288,43 @@ static void ep_event(void *ctx, int event, int detail)
 
 /* ------------------------------------------------------------ event loop */
 
+/* Feeds whatever bytes are waiting. Returns false when the link is gone. */
+static bool drain(ctl_session *s)
+{
+    uint8_t buf[READ_CHUNK];
+    for (int i = 0; i < 64; i++) {
+        long k = ctl_link_read(&s->link, buf, sizeof buf);
+        if (k > 0) {
+            fwp_feed(&s->ep, buf, (size_t)k);
+            continue;
+        }
+        if (k < 0) {
+            logv(s, 1, "the connection to %s was closed", s->link.spec);
+            ctl_link_close(&s->link);
+            s->link_up = false;
+            s->link_event = CTL_ERR_LINK_LOST;
+            fail(s, CTL_ERR_LINK_LOST, "the connection to %s was lost",
+                 s->link.spec);
+            return false;
+        }
+        break;
+    }
+    return true;
+}
+
 /* Waits up to max_ms for bytes (less when an fwp timer is due), feeds
- * them and runs the timers. Returns false when the link is gone. */
+ * them and runs the timers. Bytes that waited while this process was busy
+ * elsewhere (a replan) are fed before the timers run, so our own pause is
+ * not taken for a silent firmware. Returns false when the link is gone. */
 static bool pump(ctl_session *s, int max_ms)
 {
-    if (!s->link_up)
+    if (!s->link_up || !drain(s))
         return false;
     uint32_t due = fwp_poll(&s->ep);
     int wait = (int)(due < (uint32_t)max_ms ? due : (uint32_t)max_ms);
     struct pollfd p = {s->link.fd, POLLIN, 0};
-    int n = poll(&p, 1, wait < 0 ? 0 : wait);
-    if (n > 0) {
-        uint8_t buf[READ_CHUNK];
-        for (int i = 0; i < 64; i++) {
-            long k = ctl_link_read(&s->link, buf, sizeof buf);
-            if (k > 0) {
-                fwp_feed(&s->ep, buf, (size_t)k);
-                continue;
-            }
-            if (k < 0) {
-                logv(s, 1, "the connection to %s was closed", s->link.spec);
-                ctl_link_close(&s->link);
-                s->link_up = false;
-                s->link_event = CTL_ERR_LINK_LOST;
-                fail(s, CTL_ERR_LINK_LOST, "the connection to %s was lost",
-                     s->link.spec);
-                return false;
-            }
-            break;
-        }
-    }
+    if (poll(&p, 1, wait < 0 ? 0 : wait) > 0 && !drain(s))
+        return false;
     fwp_poll(&s->ep);
     return s->link_up;
 }
@@ -563,24 +571,23 @@ static void stop_and_settle(ctl_session *s)
             return;
         }
     }
+    /* ESTOP, and a STATUS query for the answer; again in every new
+     * pairing, since a session that was given up took both with it. */
     s->stopped_seen = false;
-    if (send_simple(s, FWP_MSG_ESTOP, false) != FWP_OK) {
-        logv(s, 1, "ESTOP could not be sent");
-        return;
-    }
-    logv(s, 1, "ESTOP sent");
+    uint32_t sent_in = s->n_connects - 1;
     int64_t end = ctl_now_us() + (int64_t)s->opt.connect_timeout_ms * 1000;
-    uint32_t asked = s->n_status;
     while (!s->stopped_seen && ctl_now_us() < end) {
-        if (!pump(s, 20)) {
-            if (reconnect(s, why, sizeof why) != CTL_OK)
-                return;
-        }
-        /* A restarted firmware answers nothing of the old session. */
-        if (s->connected && s->n_status == asked &&
-            s->link_event == CTL_ERR_PEER_RESET) {
-            s->link_event = 0;
+        if (s->connected && sent_in != s->n_connects) {
+            sent_in = s->n_connects;
+            if (send_simple(s, FWP_MSG_ESTOP, false) == FWP_OK)
+                logv(s, 1, "ESTOP sent");
             send_simple(s, FWP_MSG_STATUS, true);
+        }
+        if (!pump(s, 20)) {
+            if (reconnect(s, why, sizeof why) != CTL_OK) {
+                logv(s, 1, "%s", why);
+                return;
+            }
         }
     }
     if (!s->stopped_seen) {

@@ -1024,6 +1024,57 @@ static void test_cli(void **state)
     assert_int_equal(run_ctl(fx, a5, NULL), 3);
     const char *a6[] = {"--help", NULL};
     assert_int_equal(run_ctl(fx, a6, NULL), 0);
+    /* A serial port that does not exist: the robot cannot be reached. */
+    const char *a7[] = {"--moves", "R", "--port", "/dev/ttyNONEXISTENT9",
+                        "-q", NULL};
+    assert_int_equal(run_ctl(fx, a7, NULL), 4);
+    const char *a8[] = {"--moves", "R", "--port", "tcp:nocolon", NULL};
+    assert_int_equal(run_ctl(fx, a8, NULL), 2);
+}
+
+/* A firmware that freezes mid-solve (SIGSTOP): the protocol gives up, the
+ * run fails; quadctl reconnects when it wakes up, stops it, and the
+ * count it reports, completed from STATUS last_step (the restarted
+ * session dropped the reports), is exactly what the simulator ran. */
+static void test_e2e_frozen_firmware(void **state)
+{
+    fixture *fx = *state;
+    const char *moves = "R U2 F' L2 D B' R2 (U D') F L' B2 D2 R F2 U' L B";
+    const char *extra[] = {"--scramble",
+                           "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'",
+                           "--speed", "1", NULL};
+    int port = sim_start(fx, 0, NULL, extra);
+    char portspec[64];
+    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *args[] = {"--moves", moves, "--port", portspec, "--json",
+                          "--connect-timeout-ms", "8000", "-q", NULL};
+    pid_t sim = fx->sim[0];
+    pid_t freezer = fork();
+    assert_true(freezer >= 0);
+    if (freezer == 0) {
+        /* Freeze the firmware 0.6 s into the run (about a third of the
+         * steps), wake it 3 s later: after the host gave up (1.8 s). */
+        struct timespec a = {0, 600000000L}, b = {3, 0};
+        nanosleep(&a, NULL);
+        kill(sim, SIGSTOP);
+        nanosleep(&b, NULL);
+        kill(sim, SIGCONT);
+        _exit(0);
+    }
+    cJSON *j = NULL;
+    int rc = run_ctl(fx, args, &j);
+    waitpid(freezer, NULL, 0);
+    kill(sim, SIGCONT);
+    assert_non_null(j);
+    sim_report r;
+    sim_finish(fx, 0, &r);
+    assert_int_equal(rc, 1);
+    const cJSON *a = jattempt(j, 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "exact")));
+    int confirmed = (int)jnum(a, "confirmed");
+    assert_true(confirmed > 0 && confirmed < (int)jnum(a, "prims"));
+    assert_int_equal(confirmed, r.done);
+    cJSON_Delete(j);
 }
 
 int main(void)
@@ -1041,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_e2e_faults),
         cmocka_unit_test(test_e2e_calibrate),
         cmocka_unit_test(test_e2e_disconnect),
+        cmocka_unit_test(test_e2e_frozen_firmware),
         cmocka_unit_test(test_e2e_100),
         cmocka_unit_test(test_e2e_lossy),
     };
