@@ -256,6 +256,14 @@ int ctl_run_solve(ctl_run *r)
         a->err = rc;
         snprintf(a->message, sizeof a->message, "%s", a->x.message);
         finish(r, rc, a->x.message);
+        if (!a->x.exact) {
+            /* The firmware did not say that it stopped: its last STATUS
+             * may be older than the steps it ran, so nothing is known. */
+            if (r->recover)
+                say(r, "cannot recover: what ran beyond the confirmed steps "
+                       "is unknown");
+            break;
+        }
         /* The firmware's cube, when it reports one, must be the replay's:
          * otherwise recovering would solve the wrong cube. */
         if (s->status.has_cube && s->n_status) {
@@ -270,11 +278,6 @@ int ctl_run_solve(ctl_run *r)
         }
         if (!r->recover || k + 1 >= limit)
             break;
-        if (!a->x.exact) {
-            say(r, "cannot recover: what ran beyond the confirmed steps is "
-                   "unknown");
-            break;
-        }
         say(r, "recovering: %d of %d protocol steps were done", a->x.confirmed,
             a->n_prims);
     }

@@ -61,12 +61,11 @@ static uint64_t rng_next(uint64_t *s)
     return *s;
 }
 
-static const robot_profile *profile_default(void)
+static robot_profile profile_default(void)
 {
-    static robot_profile p; /* read-only after the first call */
-    if (!p.name[0])
-        assert_int_equal(robot_profile_builtin("default", &p), ROBOT_OK);
-    return &p;
+    robot_profile p;
+    assert_int_equal(robot_profile_builtin("default", &p), ROBOT_OK);
+    return p;
 }
 
 /* A random legal robot step from the robot's state: any turn of R, L, F,
@@ -358,8 +357,9 @@ static void test_recovery_state(void **state)
         qs_cube cube;
         qs_cube_solved(&cube);
         qs_cube_apply_moves(&cube, inv, n);
-        assert_int_equal(robot_plan(m, profile_default(), ROBOT_OBJ_MOVES,
-                                    moves, n, plan),
+        robot_profile prof = profile_default();
+        assert_int_equal(robot_plan(m, &prof, ROBOT_OBJ_MOVES, moves, n,
+                                    plan),
                          ROBOT_OK);
         int k = robot_expand(plan->steps, plan->n, prims, ROBOT_MAX_PRIMS,
                              NULL, 0);
@@ -399,8 +399,8 @@ static void test_recovery_state(void **state)
             robot_prim *pr2 = malloc(sizeof *pr2 * ROBOT_MAX_PRIMS);
             assert_non_null(p2);
             assert_non_null(pr2);
-            assert_int_equal(robot_plan(m, profile_default(), ROBOT_OBJ_MOVES,
-                                        rest, n - turns, p2),
+            assert_int_equal(robot_plan(m, &prof, ROBOT_OBJ_MOVES, rest,
+                                        n - turns, p2),
                              ROBOT_OK);
             int k2 = robot_expand(p2->steps, p2->n, pr2, ROBOT_MAX_PRIMS,
                                   NULL, 0);
@@ -428,7 +428,7 @@ static void test_recovery_state(void **state)
 static void test_calibration_math(void **state)
 {
     (void)state;
-    robot_profile real, base = *profile_default();
+    robot_profile real, base = profile_default();
     assert_int_equal(robot_profile_builtin("servo", &real), ROBOT_OK);
     robot_model *m = malloc(sizeof *m);
     robot_schedule *plan = malloc(sizeof *plan);
@@ -705,13 +705,15 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
     if (json) {
         *json = NULL;
         FILE *f = fopen(out, "r");
+        char *buf = malloc(1 << 20);
+        assert_non_null(buf);
         if (f) {
-            static char buf[1 << 20];
-            size_t k = fread(buf, 1, sizeof buf - 1, f);
+            size_t k = fread(buf, 1, (1 << 20) - 1, f);
             buf[k] = '\0';
             fclose(f);
             *json = cJSON_Parse(buf);
         }
+        free(buf);
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -783,7 +785,8 @@ static void test_e2e_100(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    static char cubes[100][55];
+    char (*cubes)[55] = malloc(sizeof *cubes * 100);
+    assert_non_null(cubes);
     int n = test_read_bench("random-1k.txt", cubes, 100);
     assert_int_equal(n, 100);
     double predicted = 0, measured = 0;
@@ -813,7 +816,7 @@ static void test_e2e_100(void **state)
      * closing of parallel regrips that the profile assumes hidden. */
     assert_true(measured >= predicted);
     assert_true(measured < 1.25 * predicted);
-    assert_true(prims > 100 * 20);
+    assert_true(prims > 100 * 20);    free(cubes);
 }
 
 /* A lossy link: 5% of frames lost, 1% damaged, 2% duplicated, both ways;
@@ -822,7 +825,8 @@ static void test_e2e_lossy(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    static char cubes[120][55];
+    char (*cubes)[55] = malloc(sizeof *cubes * 120);
+    assert_non_null(cubes);
     int n = test_read_bench("random-1k.txt", cubes, 120);
     assert_int_equal(n, 120);
     const char *faults[] = {"--drop", "0.05", "--corrupt", "0.01", "--dup",
@@ -845,6 +849,7 @@ static void test_e2e_lossy(void **state)
         check_solve(j, &r, rc);
         cJSON_Delete(j);
     }
+    free(cubes);
 }
 
 /* A firmware queue smaller than what quadctl is allowed to send: batches
@@ -877,7 +882,8 @@ static void test_e2e_disconnect(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    static char cubes[121][55];
+    char (*cubes)[55] = malloc(sizeof *cubes * 121);
+    assert_non_null(cubes);
     assert_int_equal(test_read_bench("random-1k.txt", cubes, 121), 121);
     const char *cube = cubes[120];
     const char *cut[] = {"--disconnect-after", "17", NULL};
@@ -920,6 +926,7 @@ static void test_e2e_disconnect(void **state)
     assert_int_equal(r.done, first + second);
     assert_string_equal(r.cube, solved);
     cJSON_Delete(j);
+    free(cubes);
 }
 
 /* Faults: a motor fault stops the run with the steps before it; a stall
