@@ -286,12 +286,18 @@ int ctl_run_solve(ctl_run *r)
         if (ctl_session_status(s, &r->final, detail, sizeof detail) == CTL_OK) {
             r->have_final = true;
             if (r->final.has_cube) {
-                char want[55];
+                char want[55], msg[256];
                 qs_cube_to_facelets(&r->world.cube, want);
-                if (memcmp(want, r->final.cube, 54) != 0 ||
-                    !qs_cube_is_solved(&r->world.cube))
-                    rc = finish(r, CTL_ERR_STATE,
-                                "the firmware's cube is not solved");
+                if (memcmp(want, r->final.cube, 54) != 0) {
+                    snprintf(msg, sizeof msg,
+                             "the firmware's cube %.54s is not %s: the cube "
+                             "given is not the robot's",
+                             r->final.cube,
+                             qs_cube_is_solved(&r->world.cube)
+                                 ? "solved"
+                                 : "the cube the confirmed steps make");
+                    rc = finish(r, CTL_ERR_STATE, msg);
+                }
             }
         }
         if (rc == CTL_OK && !qs_cube_is_solved(&r->world.cube))

@@ -930,7 +930,8 @@ static void test_e2e_disconnect(void **state)
 }
 
 /* Faults: a motor fault stops the run with the steps before it; a stall
- * with --recover is finished from the cube's actual state. */
+ * with --recover is finished from the cube's actual state; a wrong cube
+ * is caught by the firmware's own. */
 static void test_e2e_faults(void **state)
 {
     fixture *fx = *state;
@@ -966,6 +967,21 @@ static void test_e2e_faults(void **state)
     assert_int_equal((int)jnum(jattempt(j, 0), "confirmed"), 22);
     assert_int_equal(r.done, 22 + (int)jnum(jattempt(j, 1), "confirmed"));
     assert_string_equal(r.cube, solved);
+    cJSON_Delete(j);
+
+    /* Told the wrong cube: every step runs, but the firmware's cube is
+     * not solved, so no success is claimed. */
+    port = sim_start(fx, 0, NULL, NULL);
+    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *args3[] = {"--moves", "R U", "--port", portspec, "--json",
+                           "-q", NULL};
+    rc = run_ctl(fx, args3, &j);
+    assert_non_null(j);
+    sim_finish(fx, 0, &r);
+    assert_int_equal(rc, 5);
+    assert_string_equal(
+        jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "code"), "STATE");
+    assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")));
     cJSON_Delete(j);
 }
 
@@ -1059,9 +1075,11 @@ static void test_e2e_frozen_firmware(void **state)
     pid_t freezer = fork();
     assert_true(freezer >= 0);
     if (freezer == 0) {
-        /* Freeze the firmware 0.6 s into the run (about a third of the
-         * steps), wake it 3 s later: after the host gave up (1.8 s). */
-        struct timespec a = {0, 600000000L}, b = {3, 0};
+        /* Freeze the firmware 0.6 s into the run (a fifth of the steps)
+         * for 4 s: the host's watchdog (3 s) ends the run first, its
+         * ESTOP waits unacknowledged, and the firmware wakes before the
+         * host would give the session up (3 + 1.8 s). */
+        struct timespec a = {0, 600000000L}, b = {4, 0};
         nanosleep(&a, NULL);
         kill(sim, SIGSTOP);
         nanosleep(&b, NULL);
