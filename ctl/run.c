@@ -328,6 +328,7 @@ void ctl_run_free(ctl_run *r)
 typedef struct {
     double predicted, measured;
     int prims, done;
+    bool unknown; /* a primitive known done only from STATUS: no time */
 } step_times;
 
 static void step_table(const ctl_attempt *a, const robot_profile *p,
@@ -337,6 +338,7 @@ static void step_table(const ctl_attempt *a, const robot_profile *p,
         t[i].predicted = (double)robot_step_us(p, &a->plan.steps[i]) / 1000.0;
         t[i].measured = 0;
         t[i].prims = t[i].done = 0;
+        t[i].unknown = false;
     }
     for (int i = 0; i < a->n_prims; i++) {
         step_times *st = &t[a->prims[i].step];
@@ -344,6 +346,7 @@ static void step_table(const ctl_attempt *a, const robot_profile *p,
         if (i < a->x.confirmed) {
             st->done++;
             st->measured += a->ms[i];
+            st->unknown |= i >= a->x.confirmed - a->x.by_status;
         }
     }
 }
@@ -381,14 +384,18 @@ static void text_report(const ctl_run *r, FILE *out)
         for (int i = 0; i < a->plan.n; i++) {
             char one[64];
             robot_steps_format(&a->plan.steps[i], 1, one, sizeof one);
-            if (t[i].done == t[i].prims)
+            if (t[i].done == t[i].prims && t[i].unknown)
+                fprintf(out, "  %-4d %-16s %5d %12.1f %12s (done, reports "
+                             "lost)\n",
+                        i + 1, one, t[i].prims, t[i].predicted, "?");
+            else if (t[i].done == t[i].prims)
                 fprintf(out, "  %-4d %-16s %5d %12.1f %12.1f\n", i + 1, one,
                         t[i].prims, t[i].predicted, t[i].measured);
             else
                 fprintf(out, "  %-4d %-16s %5d %12.1f %12s (%d of %d done)\n",
                         i + 1, one, t[i].prims, t[i].predicted, "-",
                         t[i].done, t[i].prims);
-            if (t[i].done == t[i].prims) {
+            if (t[i].done == t[i].prims && !t[i].unknown) {
                 pred += t[i].predicted;
                 meas += t[i].measured;
             }
@@ -495,14 +502,14 @@ static void json_report(const ctl_run *r, FILE *out)
             cJSON_AddNumberToObject(st, "prims", t[i].prims);
             cJSON_AddNumberToObject(st, "done", t[i].done);
             cJSON_AddNumberToObject(st, "predicted_ms", t[i].predicted);
-            if (t[i].done == t[i].prims) {
+            if (t[i].done == t[i].prims && !t[i].unknown) {
                 cJSON_AddNumberToObject(st, "measured_ms", t[i].measured);
                 ap += t[i].predicted;
                 am += t[i].measured;
-                robot_done++;
             } else {
                 cJSON_AddNullToObject(st, "measured_ms");
             }
+            robot_done += t[i].done == t[i].prims;
             cJSON_AddItemToArray(steps, st);
         }
         free(t);
