@@ -221,6 +221,7 @@ typedef struct {
     robot_schedule plan;
     robot_prim prims[ROBOT_MAX_PRIMS];
     fwp_step steps[ROBOT_MAX_PRIMS];
+    int64_t us[ROBOT_MAX_PRIMS];  /* expected durations (robot_prims_us) */
     uint16_t ms[ROBOT_MAX_PRIMS];
     int64_t done_us[ROBOT_MAX_PRIMS];
     int n_prims;

@@ -149,6 +149,7 @@ static int make_plan(ctl_run *r, const robot_model *m, ctl_attempt *a)
         return CTL_ERR_PLAN;
     }
     a->n_prims = n;
+    robot_prims_us(&r->solver.profile, a->prims, n, a->us);
     /* robot_action is fwp_action by value (robot.h). */
     _Static_assert((int)ROBOT_ACT_CLOSE == (int)FWP_ACT_CLOSE &&
                        (int)ROBOT_ACT_HALF == (int)FWP_ACT_HALF &&
@@ -326,7 +327,7 @@ void ctl_run_free(ctl_run *r)
 /* Per robot step of an attempt: predicted and measured ms, and how many
  * of its primitives were confirmed. */
 typedef struct {
-    double predicted, measured;
+    double predicted, expected, measured;
     int prims, done;
     bool unknown; /* a primitive known done only from STATUS: no time */
 } step_times;
@@ -336,13 +337,14 @@ static void step_table(const ctl_attempt *a, const robot_profile *p,
 {
     for (int i = 0; i < a->plan.n; i++) {
         t[i].predicted = (double)robot_step_us(p, &a->plan.steps[i]) / 1000.0;
-        t[i].measured = 0;
+        t[i].measured = t[i].expected = 0;
         t[i].prims = t[i].done = 0;
         t[i].unknown = false;
     }
     for (int i = 0; i < a->n_prims; i++) {
         step_times *st = &t[a->prims[i].step];
         st->prims++;
+        st->expected += (double)a->us[i] / 1000.0;
         if (i < a->x.confirmed) {
             st->done++;
             st->measured += a->ms[i];
@@ -361,7 +363,7 @@ static double wall_ms(const ctl_attempt *a)
 static void text_report(const ctl_run *r, FILE *out)
 {
     const robot_profile *p = &r->solver.profile;
-    double pred = 0, meas = 0, wall = 0;
+    double pred = 0, expect = 0, meas = 0, wall = 0;
     int prims = 0, done = 0;
     for (int k = 0; k < r->n_att; k++) {
         const ctl_attempt *a = r->att[k];
@@ -379,24 +381,28 @@ static void text_report(const ctl_run *r, FILE *out)
         if (!t)
             continue;
         step_table(a, p, t);
-        fprintf(out, "  %-4s %-16s %5s %12s %12s\n", "step", "robot", "prims",
-                "predicted_ms", "measured_ms");
+        fprintf(out, "  %-4s %-16s %5s %12s %12s %12s\n", "step", "robot",
+                "prims", "predicted_ms", "expected_ms", "measured_ms");
         for (int i = 0; i < a->plan.n; i++) {
             char one[64];
             robot_steps_format(&a->plan.steps[i], 1, one, sizeof one);
             if (t[i].done == t[i].prims && t[i].unknown)
-                fprintf(out, "  %-4d %-16s %5d %12.1f %12s (done, reports "
-                             "lost)\n",
-                        i + 1, one, t[i].prims, t[i].predicted, "?");
+                fprintf(out, "  %-4d %-16s %5d %12.1f %12.1f %12s (done, "
+                             "reports lost)\n",
+                        i + 1, one, t[i].prims, t[i].predicted, t[i].expected,
+                        "?");
             else if (t[i].done == t[i].prims)
-                fprintf(out, "  %-4d %-16s %5d %12.1f %12.1f\n", i + 1, one,
-                        t[i].prims, t[i].predicted, t[i].measured);
+                fprintf(out, "  %-4d %-16s %5d %12.1f %12.1f %12.1f\n", i + 1,
+                        one, t[i].prims, t[i].predicted, t[i].expected,
+                        t[i].measured);
             else
-                fprintf(out, "  %-4d %-16s %5d %12.1f %12s (%d of %d done)\n",
-                        i + 1, one, t[i].prims, t[i].predicted, "-",
-                        t[i].done, t[i].prims);
+                fprintf(out, "  %-4d %-16s %5d %12.1f %12.1f %12s (%d of %d "
+                             "done)\n",
+                        i + 1, one, t[i].prims, t[i].predicted, t[i].expected,
+                        "-", t[i].done, t[i].prims);
             if (t[i].done == t[i].prims && !t[i].unknown) {
                 pred += t[i].predicted;
+                expect += t[i].expected;
                 meas += t[i].measured;
             }
         }
@@ -419,9 +425,10 @@ static void text_report(const ctl_run *r, FILE *out)
         }
     }
     if (pred > 0)
-        fprintf(out, "time: predicted %.1f ms, measured %.1f ms (%+.1f%%), "
-                     "wall %.1f ms, for the robot steps done\n",
-                pred, meas, 100.0 * (meas - pred) / pred, wall);
+        fprintf(out, "time: predicted %.1f ms, expected %.1f ms, measured "
+                     "%.1f ms (%+.1f%% of predicted), wall %.1f ms, for the "
+                     "robot steps done\n",
+                pred, expect, meas, 100.0 * (meas - pred) / pred, wall);
     if (r->have_final && r->final.has_cube)
         fprintf(out, "firmware cube: %.54s\n", r->final.cube);
     if (r->err == CTL_OK && r->n_att == 1) {
@@ -461,7 +468,7 @@ static void json_report(const ctl_run *r, FILE *out)
     cJSON_AddStringToObject(o, "profile", p->name);
     cJSON_AddItemToObject(o, "error", error_json(r->err, r->message));
     cJSON *atts = cJSON_AddArrayToObject(o, "attempts");
-    double pred = 0, meas = 0, wall = 0;
+    double pred = 0, expect = 0, meas = 0, wall = 0;
     int prims = 0, done = 0, robot = 0;
     for (int k = 0; k < r->n_att; k++) {
         const ctl_attempt *a = r->att[k];
@@ -478,6 +485,10 @@ static void json_report(const ctl_run *r, FILE *out)
         cJSON_AddNumberToObject(j, "robot_moves", a->plan.n);
         cJSON_AddNumberToObject(j, "prims", a->n_prims);
         cJSON_AddNumberToObject(j, "predicted_ms", a->plan.cost_ms);
+        double all = 0;
+        for (int i = 0; i < a->n_prims; i++)
+            all += (double)a->us[i] / 1000.0;
+        cJSON_AddNumberToObject(j, "expected_ms", all);
         cJSON_AddItemToObject(j, "error", error_json(a->err, a->message));
         if (!a->executed)
             continue;
@@ -492,7 +503,7 @@ static void json_report(const ctl_run *r, FILE *out)
             continue;
         step_table(a, p, t);
         cJSON *steps = cJSON_AddArrayToObject(j, "steps");
-        double ap = 0, am = 0;
+        double ap = 0, ae = 0, am = 0;
         int robot_done = 0;
         for (int i = 0; i < a->plan.n; i++) {
             cJSON *st = cJSON_CreateObject();
@@ -502,9 +513,11 @@ static void json_report(const ctl_run *r, FILE *out)
             cJSON_AddNumberToObject(st, "prims", t[i].prims);
             cJSON_AddNumberToObject(st, "done", t[i].done);
             cJSON_AddNumberToObject(st, "predicted_ms", t[i].predicted);
+            cJSON_AddNumberToObject(st, "expected_ms", t[i].expected);
             if (t[i].done == t[i].prims && !t[i].unknown) {
                 cJSON_AddNumberToObject(st, "measured_ms", t[i].measured);
                 ap += t[i].predicted;
+                ae += t[i].expected;
                 am += t[i].measured;
             } else {
                 cJSON_AddNullToObject(st, "measured_ms");
@@ -514,8 +527,11 @@ static void json_report(const ctl_run *r, FILE *out)
         }
         free(t);
         cJSON_AddNumberToObject(j, "robot_steps_done", robot_done);
+        cJSON_AddNumberToObject(j, "done_predicted_ms", ap);
+        cJSON_AddNumberToObject(j, "done_expected_ms", ae);
         cJSON_AddNumberToObject(j, "measured_ms", am);
         pred += ap;
+        expect += ae;
         meas += am;
         wall += wall_ms(a);
         prims += a->n_prims;
@@ -527,6 +543,7 @@ static void json_report(const ctl_run *r, FILE *out)
     cJSON_AddNumberToObject(tot, "prims", prims);
     cJSON_AddNumberToObject(tot, "confirmed", done);
     cJSON_AddNumberToObject(tot, "predicted_ms", pred);
+    cJSON_AddNumberToObject(tot, "expected_ms", expect);
     cJSON_AddNumberToObject(tot, "measured_ms", meas);
     cJSON_AddNumberToObject(tot, "wall_ms", wall);
     cJSON_AddNumberToObject(tot, "run_ms",

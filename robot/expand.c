@@ -11,6 +11,10 @@
  * robot model reduces to "across or not", so regrips turn a gripper back
  * to where it started rather than winding it round.
  *
+ * robot_prims_us times the primitives: the timed schedule, by the same
+ * physical rules quadsim uses, so a controller can tell what the
+ * expansion costs beyond the profile's robot-step durations.
+ *
  * robot_sim_view turns a replayed state into facelets named by robot
  * position, which is what a solver must be given to continue from a cube
  * that the robot holds in some orientation other than home (recovery).
@@ -18,6 +22,7 @@
 #include "robot.h"
 #include "robot_internal.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* Robot positions U R F D L B: x to R, y up, z to F (robot_sim's frame). */
@@ -155,6 +160,62 @@ int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
             angle[g] = (angle[g] + quarters_of(mid.action[g])) & 3;
     }
     return k;
+}
+
+/* ----------------------------------------------------------------- times */
+
+int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
+                   int64_t *us)
+{
+    if (!p || (!prims && n > 0) || (!us && n > 0) || n < 0)
+        return ROBOT_ERR_ARGUMENT;
+    unsigned closed = 0x0Fu;
+    double free_q = p->regrip_ms - p->open_ms - p->close_ms;
+    if (free_q < 0)
+        free_q = 0;
+    for (int i = 0; i < n; i++) {
+        const uint8_t *a = prims[i].action;
+        unsigned turning = 0, holding = 0;
+        int turned = 0, half = 0;
+        double ms = 0;
+        for (int g = 0; g < ROBOT_GRIPPERS; g++) {
+            int q = quarters_of(a[g]);
+            bool shut = closed >> g & 1;
+            if (q && shut) {
+                turning |= 1u << g;
+                turned++;
+                half |= q == 2;
+            } else if (q) {
+                /* An open gripper rotating: the middle of a regrip. */
+                double t = (q == 2 ? 2 : 1) * free_q;
+                ms = t > ms ? t : ms;
+            } else if (a[g] == ROBOT_ACT_NONE && shut) {
+                holding |= 1u << g;
+            } else if (a[g] == ROBOT_ACT_OPEN) {
+                ms = p->open_ms > ms ? p->open_ms : ms;
+            } else if (a[g] == ROBOT_ACT_CLOSE) {
+                ms = p->close_ms > ms ? p->close_ms : ms;
+            }
+        }
+        if (turning) {
+            double t;
+            if (!holding) /* nothing keeps still: the whole cube turns */
+                t = half ? 2 * p->tilt_ms : p->tilt_ms;
+            else if (turned == 1)
+                t = half ? p->half_ms : p->quarter_ms;
+            else
+                t = half ? p->pair_half_ms : p->pair_quarter_ms;
+            ms = (t > ms ? t : ms) + p->settle_ms;
+        }
+        us[i] = (int64_t)(ms * 1000.0 + 0.5);
+        for (int g = 0; g < ROBOT_GRIPPERS; g++) {
+            if (a[g] == ROBOT_ACT_OPEN)
+                closed &= ~(1u << g);
+            if (a[g] == ROBOT_ACT_CLOSE)
+                closed |= 1u << g;
+        }
+    }
+    return ROBOT_OK;
 }
 
 /* ------------------------------------------------------------------ view */

@@ -377,6 +377,22 @@ typedef struct {
 int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
                  char *detail, size_t detail_len);
 
+/* The expected duration of each of prims[0..n) (an expansion starting
+ * with every gripper closed) under profile p, in microseconds, into
+ * us[0..n): the timed schedule. A primitive's motions run at once, so it
+ * lasts as long as the longest of them: a turn of one face (quarter_ms,
+ * half_ms) or two (pair_quarter_ms, pair_half_ms), the whole cube turned
+ * by one axis (tilt_ms), an open gripper rotating a quarter (regrip_ms -
+ * open_ms - close_ms), an opening (open_ms), a closing (close_ms); plus
+ * settle_ms when the cube moved. So a tilt lasts exactly the profile's
+ * tilt, a full regrip its regrip without the settle, and a turn with
+ * parallel regrips open_ms + turn + close_ms (the profile charges turn +
+ * regrip_parallel_ms, assuming the grips hidden). quadsim times steps by
+ * the same rules (docs/quadsim.md). Returns ROBOT_OK or
+ * ROBOT_ERR_ARGUMENT. */
+int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
+                   int64_t *us);
+
 /* The cube as the robot sees it after a replay: the 54 facelets by robot
  * position (URFDLB order, as quadsolve prints them), each named by the
  * robot position where the centre of its colour now is. A cube that the

@@ -5,7 +5,8 @@
  * Unit tests: robot_expand on every kind of robot step in every gripper
  * state a plan reaches, each expansion replayed on quadsim's physical
  * model (sim/model.c, compiled in) and compared with the robot model
- * after every step; illegal plans refused; robot_sim_view against face
+ * after every step, and its timed schedule (robot_prims_us) with
+ * quadsim's durations; illegal plans refused; robot_sim_view against face
  * turns; the recovery computation (ctl/recover.c, compiled in) at every
  * cut of a plan, checked against the physical model and by finishing the
  * solve from the computed state.
@@ -234,6 +235,18 @@ static void test_expand_random_against_sim(void **state)
         robot_sim_init(&rs, &cube);
         sim_robot sr;
         sim_robot_init(&sr, &cube);
+        /* The timed schedule under every built-in profile. */
+        robot_profile prof[3];
+        int64_t *us[3];
+        for (int q = 0; q < 3; q++) {
+            assert_int_equal(
+                robot_profile_builtin(robot_profile_builtin_name(q), &prof[q]),
+                ROBOT_OK);
+            us[q] = malloc(sizeof(int64_t) * (size_t)k);
+            assert_non_null(us[q]);
+            assert_int_equal(robot_prims_us(&prof[q], prims, k, us[q]),
+                             ROBOT_OK);
+        }
         int p = 0;
         for (int i = 0; i < n; i++) {
             assert_int_equal(robot_sim_step(&rs, &steps[i], NULL, NULL, 0),
@@ -242,10 +255,13 @@ static void test_expand_random_against_sim(void **state)
             for (; p < k && prims[p].step == i; p++, count++) {
                 fwp_step fs = to_fwp(&prims[p]);
                 char why[160];
-                int rc = sim_robot_step(&sr, &fs, NULL, why, sizeof why);
+                sim_motion mo;
+                int rc = sim_robot_step(&sr, &fs, &mo, why, sizeof why);
                 if (rc != SIM_OK)
                     fail_msg("plan %d step %d primitive %d: %s: %s", t, i,
                              count, sim_errcode(rc), why);
+                for (int q = 0; q < 3; q++)
+                    assert_int_equal(us[q][p], sim_motion_us(&mo, &prof[q]));
                 motion += prims[p].role == ROBOT_PRIM_MOTION;
             }
             assert_int_equal(motion, 1);
@@ -258,6 +274,8 @@ static void test_expand_random_against_sim(void **state)
             assert_int_equal(sr.closed, 0x0F);
         }
         assert_int_equal(p, k);
+        for (int q = 0; q < 3; q++)
+            free(us[q]);
     }
     free(prims);
     /* Every kind, with and without regrips, from every gripper state. */
@@ -806,6 +824,10 @@ static void test_e2e_100(void **state)
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "total");
         predicted += jnum(t, "predicted_ms");
         measured += jnum(t, "measured_ms");
+        /* The timed schedule is what the simulated robot took. */
+        double e = jnum(t, "expected_ms"), m = jnum(t, "measured_ms");
+        if (e < m - 0.01 || e > m + 0.01)
+            fail_msg("cube %d: expected %.3f ms, measured %.3f ms", i, e, m);
         prims += r.done;
         /* quadctl's own view of the firmware's cube agrees. */
         const cJSON *fw = cJSON_GetObjectItemCaseSensitive(j, "firmware");
