@@ -75,6 +75,7 @@ wall = sum(x["wall_ms"] for x in t)
 per = sorted(x["wall_ms"] / x["prims"] * 1000 for x in t if x["prims"])
 run = sorted(x["run_ms"] for x in t)
 pred = sum(x["predicted_ms"] for x in t)
+expect = sum(x["expected_ms"] for x in t)
 meas = sum(x["measured_ms"] for x in t)
 gaps = sorted((x["measured_ms"] - x["predicted_ms"]) / x["predicted_ms"] * 100
               for x in t if x["predicted_ms"])
@@ -90,6 +91,8 @@ print(f"predicted {pred / len(t):.1f} ms, simulated {meas / len(t):.1f} ms "
       f"per solve: gap {100 * (meas - pred) / pred:+.2f}% "
       f"(per solve: mean {statistics.mean(gaps):+.2f}%, min {gaps[0]:+.2f}%, "
       f"max {gaps[-1]:+.2f}%)")
+print(f"expected (timed schedule of the primitives) {expect / len(t):.1f} ms "
+      f"per solve: {100 * (meas - expect) / expect:+.2f}% from simulated")
 EOF
 }
 
