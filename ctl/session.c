@@ -473,8 +473,9 @@ int ctl_session_status(ctl_session *s, fwp_status *st, char *err,
             if (!pump(s, 20))
                 break;
         if (s->n_status != before) {
-            /* A report posted before the query was handled may come
-             * first; it is no older than the query, which is enough. */
+            /* The first report may be one posted before the query was
+             * handled. Callers ask after the last DONE, and any report
+             * after that shows the final state, which is all they need. */
             *st = s->status;
             return CTL_OK;
         }
