@@ -981,6 +981,13 @@ int fwp_unacked(const fwp_endpoint *ep)
     return ep ? ep->tx_count : 0;
 }
 
+int fwp_next_seq(const fwp_endpoint *ep)
+{
+    if (!ep || ep->state != FWP_LINK_CONNECTED)
+        return -1;
+    return (uint8_t)(ep->tx_base + ep->tx_count);
+}
+
 fwp_link_state fwp_link(const fwp_endpoint *ep)
 {
     return ep && ep->state == FWP_LINK_CONNECTED ? FWP_LINK_CONNECTED

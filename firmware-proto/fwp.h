@@ -465,6 +465,11 @@ int fwp_send(fwp_endpoint *ep, const fwp_message *m);
 int fwp_window_free(const fwp_endpoint *ep);
 /* Messages sent and not yet acknowledged. */
 int fwp_unacked(const fwp_endpoint *ep);
+/* The sequence number the next successful fwp_send will give its message
+ * (0..255), or -1 when not connected. A NAK names the message it refuses
+ * only by this number (ref_seq), so a host that may have several STEPS
+ * batches in flight records it to know which batch was refused. */
+int fwp_next_seq(const fwp_endpoint *ep);
 /* FWP_LINK_CONNECTING or FWP_LINK_CONNECTED. */
 fwp_link_state fwp_link(const fwp_endpoint *ep);
 /* The peer's HELLO (capabilities, session), or NULL before the first. */

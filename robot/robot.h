@@ -324,6 +324,83 @@ int robot_sim_step(robot_sim *s, const robot_step *st, int *safe,
 int robot_check(const robot_schedule *plan, const qs_cube *cube,
                 const robot_profile *p, char *detail, size_t detail_len);
 
+/* ------------------------------------------------------------ primitives */
+
+/* What one gripper does in a primitive step. The values are the firmware
+ * protocol's action bytes (fwp_action in firmware-proto/fwp.h), so a
+ * primitive goes on the wire unchanged. */
+typedef enum {
+    ROBOT_ACT_NONE = 0,
+    ROBOT_ACT_CW = 1,    /* rotate +90 degrees (clockwise seen from it) */
+    ROBOT_ACT_CCW = 2,   /* rotate -90 degrees */
+    ROBOT_ACT_HALF = 3,  /* rotate 180 degrees */
+    ROBOT_ACT_OPEN = 4,
+    ROBOT_ACT_CLOSE = 5,
+} robot_action;
+
+/* The part of its robot step a primitive is. MOTION is the one that turns
+ * a face, tilts the cube or rotates the open grippers of a full regrip:
+ * once it is done, the robot step's effect on the cube and its orientation
+ * has happened. OPEN comes before it, CLOSE after it. */
+typedef enum {
+    ROBOT_PRIM_OPEN = 0,
+    ROBOT_PRIM_MOTION = 1,
+    ROBOT_PRIM_CLOSE = 2,
+} robot_prim_role;
+
+/* One primitive step: every gripper performs its action at once. */
+typedef struct {
+    uint8_t action[ROBOT_GRIPPERS]; /* robot_action, indexed R L F B */
+    uint8_t role;                   /* robot_prim_role */
+    uint16_t step;                  /* index of its robot step */
+} robot_prim;
+
+/* Every robot step expands into at most three primitives. */
+#define ROBOT_MAX_PRIMS (3 * ROBOT_MAX_STEPS)
+
+/* Expands robot steps, executed from the home position (all grippers
+ * neutral at angle 0 and closed), into primitive steps that a firmware
+ * executes one after the other (docs/robot-model.md, "Primitive steps"):
+ *   turn:         one primitive, the turning grippers rotating;
+ *   turn + regrips: open the regripped grippers; turn with each of them
+ *                 rotating a quarter; close them;
+ *   tilt:         open the other axis; the tilting pair turns the cube
+ *                 (R +90 with L -90, or F +90 with B -90), regripped
+ *                 grippers of the open axis rotating along; close;
+ *   full regrip:  open; rotate each a quarter; close.
+ * A regrip rotates an across gripper back to angle 0 and a neutral one a
+ * quarter ahead. Each step is checked with robot_sim_step first, so an
+ * illegal plan is refused (its error, detail naming the step) rather than
+ * expanded. Returns the number of primitives, or ROBOT_ERR_ARGUMENT,
+ * ROBOT_ERR_BUFFER (more than cap), ROBOT_ERR_STEP, ROBOT_ERR_SUPPORT or
+ * ROBOT_ERR_COLLISION. */
+int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
+                 char *detail, size_t detail_len);
+
+/* The expected duration of each of prims[0..n) (an expansion starting
+ * with every gripper closed) under profile p, in microseconds, into
+ * us[0..n): the timed schedule. A primitive's motions run at once, so it
+ * lasts as long as the longest of them: a turn of one face (quarter_ms,
+ * half_ms) or two (pair_quarter_ms, pair_half_ms), the whole cube turned
+ * by one axis (tilt_ms), an open gripper rotating a quarter (regrip_ms -
+ * open_ms - close_ms), an opening (open_ms), a closing (close_ms); plus
+ * settle_ms when the cube moved. So a tilt lasts exactly the profile's
+ * tilt, a full regrip its regrip without the settle, and a turn with
+ * parallel regrips open_ms + turn + close_ms (the profile charges turn +
+ * regrip_parallel_ms, assuming the grips hidden). quadsim times steps by
+ * the same rules (docs/quadsim.md). Returns ROBOT_OK or
+ * ROBOT_ERR_ARGUMENT. */
+int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
+                   int64_t *us);
+
+/* The cube as the robot sees it after a replay: the 54 facelets by robot
+ * position (URFDLB order, as quadsolve prints them), each named by the
+ * robot position where the centre of its colour now is. A cube that the
+ * robot holds in orientation s is solved by a plan from the home
+ * orientation for the cube this returns; for robot_sim_init's state it is
+ * the cube itself. out gets 54 letters and a NUL. */
+void robot_sim_view(const robot_sim *s, char out[55]);
+
 /* -------------------------------------------------------------- solving */
 
 typedef struct {

@@ -24,3 +24,5 @@ echo "$cubes" | "$qs" solve --metric robot --json |
 for line in sys.stdin:
     r = json.loads(line)
     print(r["robot_moves"], "moves", r["cost_ms"], "ms:", r["robot"]) if r["ok"] else print("error:", r["error"]["code"], r["error"]["message"])'
+echo
+bash scripts/demo-robot.sh

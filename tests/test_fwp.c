@@ -1026,6 +1026,8 @@ static void sim_start(sim *s)
 {
     assert_int_equal(fwp_init(&s->host.ep, &s->host.cfg), FWP_OK);
     assert_int_equal(fwp_init(&s->fw.ep, &s->fw.cfg), FWP_OK);
+    /* No numbers are given out before the handshake. */
+    assert_int_equal(fwp_next_seq(&s->host.ep), -1);
 }
 
 /* One millisecond: deliver what is due in arrival order, then poll. */
@@ -1228,14 +1230,23 @@ static void test_send_rules(void **state)
     m.u.steps.step[0].action[FWP_GRIPPER_B] = FWP_ACT_NONE;
     m.u.steps.step[0].action[FWP_GRIPPER_F] = FWP_ACT_OPEN;
 
-    /* The window (3 here), then ESTOP's extra slot, then nothing. */
+    /* The window (3 here), then ESTOP's extra slot, then nothing. Each
+     * message takes the sequence number fwp_next_seq announced. */
+    int seq0 = fwp_next_seq(&s.host.ep);
+    assert_true(seq0 >= 0 && seq0 <= 255);
     for (int i = 0; i < 3; i++) {
         m.u.steps.step[0].id = (uint16_t)i;
         assert_int_equal(fwp_window_free(&s.host.ep), 3 - i);
+        assert_int_equal(fwp_next_seq(&s.host.ep), (seq0 + i) & 0xFF);
         assert_int_equal(fwp_send(&s.host.ep, &m), FWP_OK);
+        assert_int_equal(
+            s.host.ep.tx[(s.host.ep.tx_head + i) % (FWP_WINDOW + 1)].seq,
+            (seq0 + i) & 0xFF);
     }
+    /* A refused send takes no number. */
     assert_int_equal(fwp_window_free(&s.host.ep), 0);
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_BUSY);
+    assert_int_equal(fwp_next_seq(&s.host.ep), (seq0 + 3) & 0xFF);
     fwp_message stop;
     memset(&stop, 0, sizeof stop);
     stop.type = FWP_MSG_ESTOP;
