@@ -36,6 +36,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_random(int argc, char **argv);
 int cmd_tables(int argc, char **argv);
 int cmd_evaluate(int argc, char **argv);
+int cmd_bench_server(int argc, char **argv);
 
 /* Prints the help text for every subcommand. */
 void cli_usage(FILE *out);

@@ -48,6 +48,17 @@ void cli_usage(FILE *out)
         "    --metric M, --time-ms T, --max-len L, --threads N  as for solve\n"
         "    --limit K          only the first K cubes\n"
         "\n"
+        "quadsolve bench-server FILE [OPTIONS]\n"
+        "  Solves the cubes of FILE through a quadsolved daemon with N\n"
+        "  concurrent clients; prints throughput, round trips and the\n"
+        "  daemon's overhead (docs/benchmarks.md).\n"
+        "    --server ENDPOINT  the daemon (default tcp://127.0.0.1:5555)\n"
+        "    --clients N        concurrent clients (default 1)\n"
+        "    --metric M, --time-ms T, --max-len L, --profile P, --limit K\n"
+        "    --compare          also solve each cube in-process first and\n"
+        "                       report the round trip minus that time\n"
+        "    --threads N        threads of the in-process solves\n"
+        "\n"
         "quadsolve random N [--seed S]\n"
         "  Prints N uniformly random solvable cubes as facelet strings.\n"
         "\n"
@@ -118,6 +129,8 @@ int main(int argc, char **argv)
      * standing in for the subcommand name. */
     if (strncmp(cmd, "--server", 8) == 0 && (cmd[8] == '\0' || cmd[8] == '='))
         return cmd_solve(argc, argv);
+    if (strcmp(cmd, "bench-server") == 0)
+        return cmd_bench_server(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0)

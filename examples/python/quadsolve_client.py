@@ -366,8 +366,7 @@ class Client:
     def cancel(self, request_id, timeout=None):
         """Asks the daemon to cancel one of this client's requests. Returns
         whether the daemon found it queued or running. The request itself
-        then ends with an error CANCELLED (or with a result, when the
-        search already had a solution) that wait() returns or raises."""
+        then ends with an error CANCELLED that wait() raises."""
         reply = self._call({"id": self._new_id(), "op": "cancel",
                             "target": request_id}, timeout)
         return reply["found"]
