@@ -180,6 +180,22 @@ int cmd_bench_server(int argc, char **argv)
         cli_tables_close(&t);
     }
 
+    /* The floor: round trips that involve no search at all. */
+    enum { PINGS = 500 };
+    double ping[PINGS];
+    int pings = 0;
+    qsv_client *pc;
+    qsv_failure pf;
+    if (qsv_client_open(endpoint, NULL, &pc, &pf) == QSV_OK) {
+        for (; pings < PINGS; pings++) {
+            double p0 = cli_now_ms();
+            if (qsv_client_ping(pc, &pf) != QSV_OK)
+                break;
+            ping[pings] = cli_now_ms() - p0;
+        }
+        qsv_client_close(pc);
+    }
+
     pthread_t *th = calloc((size_t)clients, sizeof *th);
     double t0 = cli_now_ms();
     for (int c = 0; c < clients; c++)
@@ -210,6 +226,8 @@ int cmd_bench_server(int argc, char **argv)
     printf("failures      %d\n", failures);
     printf("throughput    %.1f solves/s (%.0f ms wall)\n",
            ok * 1000.0 / wall, wall);
+    printf("ping          p50 %.3f ms  p99 %.3f ms (%d round trips)\n",
+           quantile(ping, pings, 0.5), quantile(ping, pings, 0.99), pings);
     printf("round trip    p50 %.3f ms  p99 %.3f ms\n", quantile(rtt, ok, 0.5),
            quantile(rtt, ok, 0.99));
     printf("rtt - daemon search   p50 %.3f ms  p99 %.3f ms\n",
