@@ -109,7 +109,8 @@ int cmd_solve(int argc, char **argv)
     qs_metric metric = QS_METRIC_HTM;
     qs_options o;
     int json = 0, n_inputs = 0, failures = 0;
-    const char *v, *endpoint = NULL;
+    const char *v, *endpoint = NULL, *curve_server = NULL,
+                   *curve_key = NULL;
     qsv_client *server = NULL;
     input *inputs = calloc((size_t)argc, sizeof *inputs);
     if (!inputs) {
@@ -144,6 +145,10 @@ int cmd_solve(int argc, char **argv)
             o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
         } else if (cli_opt(argc, argv, &i, "--server", &v)) {
             endpoint = v;
+        } else if (cli_opt(argc, argv, &i, "--curve-server", &v)) {
+            curve_server = v;
+        } else if (cli_opt(argc, argv, &i, "--curve-key", &v)) {
+            curve_key = v;
         } else if (cli_opt(argc, argv, &i, "--scramble", &v)) {
             inputs[n_inputs].text = v;
             inputs[n_inputs++].is_scramble = 1;
@@ -176,6 +181,18 @@ int cmd_solve(int argc, char **argv)
         /* Beyond each request's own limit; a live daemon answers within
          * milliseconds of that even when busy. */
         co.timeout_ms = 5000;
+        qsv_curve_keys keys;
+        if ((curve_server || curve_key) &&
+            (!curve_server || !curve_key))
+            cli_usage_error("--curve-server and --curve-key go together");
+        if (curve_server &&
+            qsv_curve_load(curve_server, curve_key, &keys, &co, &f) !=
+                QSV_OK) {
+            fprintf(stderr, "quadsolve: %s\n", f.message);
+            free(r);
+            free(inputs);
+            return CLI_EXIT_USAGE;
+        }
         /* A ping first, so an absent daemon is one clear error rather
          * than one per input. */
         if (qsv_client_open(endpoint, &co, &server, &f) != QSV_OK ||

@@ -177,6 +177,8 @@ int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x);
 
 typedef struct {
     const char *server;       /* quadsolved endpoint */
+    const char *curve_server; /* CURVE: daemon public key file, or NULL */
+    const char *curve_key;    /* CURVE: this client's secret key file */
     robot_profile profile;
     int time_ms;              /* search time; 0 = the daemon's default */
     robot_objective objective;

@@ -40,6 +40,9 @@ static void usage(FILE *f)
         "  --scramble MOVES      the solved cube after these moves\n"
         "solver:\n"
         "  --server ENDPOINT     quadsolved (default " DEFAULT_SERVER ")\n"
+        "  --curve-server FILE   CURVE: the daemon's public key (FILE.pub of\n"
+        "                        quadsolved --keygen); needs --curve-key\n"
+        "  --curve-key FILE      CURVE: this controller's secret key file\n"
         "  --profile NAME|PATH   robot timing profile (default: default)\n"
         "  --time-ms N           search time per request\n"
         "  --objective moves|time  fewest robot moves (default) or least time\n"
@@ -116,13 +119,15 @@ enum {
     OPT_FILE = 256, OPT_SCRAMBLE, OPT_SERVER, OPT_PROFILE, OPT_TIME,
     OPT_OBJECTIVE, OPT_MOVES, OPT_PORT, OPT_BAUD, OPT_RECOVER, OPT_ATTEMPTS,
     OPT_CONNECT, OPT_STEP_TIMEOUT, OPT_RETRANSMIT, OPT_INFLIGHT, OPT_JSON,
-    OPT_OUT, OPT_ROUNDS, OPT_VERSION
+    OPT_OUT, OPT_ROUNDS, OPT_VERSION, OPT_CURVE_SERVER, OPT_CURVE_KEY
 };
 
 static const struct option long_options[] = {
     {"file", required_argument, NULL, OPT_FILE},
     {"scramble", required_argument, NULL, OPT_SCRAMBLE},
     {"server", required_argument, NULL, OPT_SERVER},
+    {"curve-server", required_argument, NULL, OPT_CURVE_SERVER},
+    {"curve-key", required_argument, NULL, OPT_CURVE_KEY},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"time-ms", required_argument, NULL, OPT_TIME},
     {"objective", required_argument, NULL, OPT_OBJECTIVE},
@@ -185,6 +190,8 @@ static int parse(cmdline *c, int argc, char **argv)
         case OPT_FILE: c->file = optarg; break;
         case OPT_SCRAMBLE: c->scramble = optarg; break;
         case OPT_SERVER: r->solver.server = optarg; break;
+        case OPT_CURVE_SERVER: r->solver.curve_server = optarg; break;
+        case OPT_CURVE_KEY: r->solver.curve_key = optarg; break;
         case OPT_PROFILE: c->profile = optarg; break;
         case OPT_TIME:
             rc = parse_int(name, optarg, 1, 600000, &r->solver.time_ms);

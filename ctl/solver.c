@@ -32,6 +32,13 @@ int ctl_solver_plan(ctl_solver *sv, const char *facelets, qs_move *moves,
         qsv_client_options_default(&o);
         if (sv->timeout_ms > 0)
             o.timeout_ms = sv->timeout_ms;
+        qsv_curve_keys keys;
+        if ((sv->curve_server || sv->curve_key) &&
+            qsv_curve_load(sv->curve_server, sv->curve_key, &keys, &o, &f) !=
+                QSV_OK) {
+            snprintf(err, err_len, "%s", f.message);
+            return CTL_ERR_SOLVER;
+        }
         qsv_client *c = NULL;
         if (qsv_client_open(sv->server, &o, &c, &f) != QSV_OK) {
             snprintf(err, err_len, "%s: %s", sv->server, f.message);

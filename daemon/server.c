@@ -321,7 +321,12 @@ static job *find_job(server *s, const uint8_t *identity, size_t len,
 
 static void table_log(void *ctx, qtab_log_level level, const char *msg)
 {
-    (void)ctx;
+    server *s = ctx;
+    /* A generation stopped by a shutdown is not an error. */
+    if (atomic_load(&s->loader_cancel) && level != QTAB_LOG_INFO) {
+        qsd_log(QSD_LOG_INFO, "tables: %s", msg);
+        return;
+    }
     qsd_log(level == QTAB_LOG_ERROR  ? QSD_LOG_ERROR
             : level == QTAB_LOG_WARN ? QSD_LOG_WARN
                                      : QSD_LOG_INFO,
@@ -344,6 +349,7 @@ static void *loader_main(void *arg)
         o.threads = s->cfg->threads;
         o.dir = s->cfg->tables_dir;
         o.log = table_log;
+        o.log_ctx = s;
         o.cancel = &s->loader_cancel;
         o.progress = 1;
         double t0 = now_ms();
@@ -362,7 +368,9 @@ static void *loader_main(void *arg)
             snprintf(s->table_error[m], sizeof s->table_error[m], "%s",
                      atomic_load(&s->loader_cancel) ? "daemon stopping"
                                                     : qtab_strerror(rc));
-            qsd_log(QSD_LOG_ERROR, "%s tables failed: %s", qs_metric_name(m),
+            qsd_log(atomic_load(&s->loader_cancel) ? QSD_LOG_INFO
+                                                    : QSD_LOG_ERROR,
+                    "%s tables not loaded: %s", qs_metric_name(m),
                     s->table_error[m]);
         }
         pthread_cond_broadcast(&s->work);

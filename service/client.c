@@ -47,6 +47,62 @@ void qsv_client_options_default(qsv_client_options *o)
     o->timeout_ms = 30000;
 }
 
+/* The first line of path as a 40-character Z85 key that decodes. */
+static int read_key(const char *path, char key[41], qsv_failure *f)
+{
+    FILE *in = fopen(path, "r");
+    char line[128] = "";
+    int ok = in && fgets(line, sizeof line, in) != NULL;
+    if (in)
+        fclose(in);
+    line[strcspn(line, " \t\r\n")] = '\0';
+    uint8_t raw[32];
+    ok = ok && strlen(line) == 40 && zmq_z85_decode(raw, line) != NULL;
+    if (!ok) {
+        f->code = QSV_ERR_TRANSPORT;
+        f->reason[0] = '\0';
+        snprintf(f->message, sizeof f->message,
+                 "%.200s: %s", path,
+                 in ? "no 40-character Z85 key on its first line"
+                    : strerror(errno));
+        return QSV_ERR_TRANSPORT;
+    }
+    memcpy(key, line, 41);
+    return QSV_OK;
+}
+
+int qsv_curve_load(const char *server_public_file,
+                   const char *client_secret_file, qsv_curve_keys *keys,
+                   qsv_client_options *o, qsv_failure *f)
+{
+    if (!keys || !o || !f)
+        return QSV_ERR_ARGUMENT;
+    if (!server_public_file || !client_secret_file) {
+        f->code = QSV_ERR_TRANSPORT;
+        f->reason[0] = '\0';
+        snprintf(f->message, sizeof f->message,
+                 "CURVE needs both the daemon's public key file and this "
+                 "client's secret key file");
+        return QSV_ERR_TRANSPORT;
+    }
+    int rc = read_key(server_public_file, keys->server_public, f);
+    if (rc == QSV_OK)
+        rc = read_key(client_secret_file, keys->client_secret, f);
+    if (rc == QSV_OK &&
+        zmq_curve_public(keys->client_public, keys->client_secret) != 0) {
+        f->code = rc = QSV_ERR_TRANSPORT;
+        f->reason[0] = '\0';
+        snprintf(f->message, sizeof f->message,
+                 "%.200s: not a CURVE secret key", client_secret_file);
+    }
+    if (rc != QSV_OK)
+        return rc;
+    o->server_public = keys->server_public;
+    o->client_public = keys->client_public;
+    o->client_secret = keys->client_secret;
+    return QSV_OK;
+}
+
 static int set_key(void *sock, int option, const char *z85, qsv_failure *f)
 {
     if (!z85 || strlen(z85) != 40) {

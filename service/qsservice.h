@@ -228,6 +228,23 @@ typedef struct {
 
 void qsv_client_options_default(qsv_client_options *o);
 
+/* CURVE keys read from files, the storage behind qsv_client_options. */
+typedef struct {
+    char server_public[41];
+    char client_public[41];
+    char client_secret[41];
+} qsv_curve_keys;
+
+/* Reads the daemon's public key from server_public_file (a FILE.pub of
+ * `quadsolved --keygen FILE`) and this client's secret key from
+ * client_secret_file (another --keygen FILE; the public key is derived
+ * from it), each the first line of its file, into *keys, and points o's
+ * three key fields at them. Returns QSV_OK, or QSV_ERR_TRANSPORT with
+ * f->message naming the file that is missing or holds no Z85 key. */
+int qsv_curve_load(const char *server_public_file,
+                   const char *client_secret_file, qsv_curve_keys *keys,
+                   qsv_client_options *o, qsv_failure *f);
+
 /* Connects a DEALER socket to endpoint ("tcp://127.0.0.1:5555",
  * "ipc:///run/quadsolved.sock"). ZeroMQ connects lazily, so an absent
  * daemon shows as QSV_ERR_NO_REPLY on the first call. Returns QSV_OK,

@@ -908,6 +908,54 @@ static void test_curve_refuses(void **state)
     assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
     qsv_client_close(c);
     assert_int_equal(stop_daemon(&d), 0);
+
+    /* The same with keys made by --keygen, read by qsv_curve_load, used
+     * by the CLI's --curve-server/--curve-key. */
+    const char *exe = getenv("QUADSOLVED"), *cli = getenv("QUADSOLVE_CLI");
+    char cmd[2048], srvkey[512], clikey[512], pubpath[600];
+    snprintf(srvkey, sizeof srvkey, "%s/srv", dir);
+    snprintf(clikey, sizeof clikey, "%s/clients/ctl", dir);
+    snprintf(cmd, sizeof cmd, "'%s' --keygen '%s' > /dev/null && '%s' "
+             "--keygen '%s' > /dev/null", exe, srvkey, exe, clikey);
+    assert_int_equal(system(cmd), 0);
+    /* --keygen never overwrites a key */
+    snprintf(cmd, sizeof cmd, "'%s' --keygen '%s' 2> /dev/null", exe, srvkey);
+    assert_int_not_equal(system(cmd), 0);
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "robot",
+                 "--curve-secret", srvkey, "--curve-clients", clients,
+                 "--log-level", "error", NULL);
+    qsv_curve_keys keys;
+    qsv_client_options_default(&o);
+    snprintf(pubpath, sizeof pubpath, "%s.pub", srvkey);
+    assert_int_equal(qsv_curve_load(pubpath, clikey, &keys, &o, &f), QSV_OK);
+    assert_int_equal(qsv_client_open(d.endpoint, &o, &c, &f), QSV_OK);
+    assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
+    qsv_client_close(c);
+    /* a public key where the secret belongs is refused by name */
+    assert_int_equal(qsv_curve_load(pubpath, "/nonexistent", &keys, &o, &f),
+                     QSV_ERR_TRANSPORT);
+    assert_non_null(strstr(f.message, "/nonexistent"));
+    if (cli) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' --server %s --curve-server '%s' --curve-key '%s' "
+                 "--metric robot --scramble 'R U'",
+                 cli, d.endpoint, pubpath, clikey);
+        FILE *p = popen(cmd, "r");
+        char out[512] = "";
+        assert_non_null(fgets(out, sizeof out, p));
+        assert_int_equal(pclose(p), 0);
+        qs_move moves[QS_MAX_MOVES];
+        out[strcspn(out, "\n")] = '\0';
+        int k = qs_moves_parse(out, moves, QS_MAX_MOVES, NULL, 0);
+        assert_true(k > 0);
+        qs_cube cube;
+        qs_cube_solved(&cube);
+        qs_move ru[2] = {3, 0}; /* R U */
+        qs_cube_apply_moves(&cube, ru, 2);
+        qs_cube_apply_moves(&cube, moves, k);
+        assert_true(qs_cube_is_solved(&cube));
+    }
+    assert_int_equal(stop_daemon(&d), 0);
     snprintf(line, sizeof line, "rm -rf '%s'", dir);
     assert_int_equal(system(line), 0);
 }
