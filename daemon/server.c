@@ -41,7 +41,14 @@
 #define MAX_IDENTITY 255
 /* Frames beyond this are refused by libzmq itself (the peer is dropped);
  * between QSV_MAX_FRAME and this they get a TOO_LARGE reply. */
-#define HARD_FRAME_LIMIT (1 << 20)
+#define HARD_FRAME_LIMIT (256 * 1024)
+/* Messages libzmq buffers per client and direction. With the frame limit
+ * this bounds what one client can make the daemon hold: 100 frames in
+ * (25 MiB at most; the main loop drains them at once anyway) and 1000
+ * replies out for a client that does not read (beyond, replies to it are
+ * dropped and logged). */
+#define RECEIVE_HWM 100
+#define SEND_HWM 1000
 
 typedef enum { TABLES_LOADING, TABLES_READY, TABLES_FAILED } table_state;
 
@@ -1039,12 +1046,12 @@ static int open_socket(server *s)
                 zmq_strerror(errno));
         return -1;
     }
-    int one = 1, linger = 1000, hwm = 100000;
+    int one = 1, linger = 1000, sndhwm = SEND_HWM, rcvhwm = RECEIVE_HWM;
     int64_t maxmsg = HARD_FRAME_LIMIT;
     zmq_setsockopt(s->router, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
     zmq_setsockopt(s->router, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(s->router, ZMQ_SNDHWM, &hwm, sizeof hwm);
-    zmq_setsockopt(s->router, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(s->router, ZMQ_SNDHWM, &sndhwm, sizeof sndhwm);
+    zmq_setsockopt(s->router, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
     zmq_setsockopt(s->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
     if (setup_curve(s) != 0)
         return -1;
