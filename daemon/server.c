@@ -403,7 +403,9 @@ static void on_progress(void *ctx, int length)
          qsv_reply_progress(j->req.id, length, now_ms() - j->started_ms));
 }
 
-static void run_job(server *s, job *j, qsv_result *res)
+/* Runs job j and returns its final reply frame (NULL when out of
+ * memory); the caller posts it. */
+static char *run_job(server *s, job *j, qsv_result *res)
 {
     qsv_failure f = {0, "", ""};
     qsv_request req = j->req;
@@ -477,7 +479,7 @@ static void run_job(server *s, job *j, qsv_result *res)
             qsd_log(QSD_LOG_ERROR, "request %s: %s", j->req.id, f.message);
         text = qsv_reply_error(j->req.id, &f);
     }
-    post(s, j->identity, j->identity_len, j->envelope, text);
+    return text;
 }
 
 static void *worker_main(void *arg)
@@ -504,15 +506,17 @@ static void *worker_main(void *arg)
         s->n_running++;
         pthread_mutex_unlock(&s->mu);
 
-        run_job(s, j, res);
+        char *reply = run_job(s, j, res);
 
+        /* Off the running list before the reply can reach the client, so
+         * that its next request may reuse the id at once. */
         pthread_mutex_lock(&s->mu);
         s->running[i] = NULL;
         s->n_running--;
         s->served++;
         pthread_mutex_unlock(&s->mu);
+        post(s, j->identity, j->identity_len, j->envelope, reply);
         free(j);
-        wake_main(s, 'd');
     }
     free(res);
     return NULL;

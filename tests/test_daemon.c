@@ -204,6 +204,26 @@ static void wait_ready(const char *endpoint, int timeout_ms)
     assert_true(ready);
 }
 
+/* Waits until the daemon runs a request (on a loaded machine a worker
+ * may take a moment to pick it up). */
+static void wait_running(const char *endpoint)
+{
+    void *s = dealer(endpoint);
+    double end = now_ms() + 10000;
+    int running = 0;
+    while (!running && now_ms() < end) {
+        send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+        cJSON *o = final_reply(s, 5000);
+        assert_non_null(o);
+        running = cJSON_GetObjectItemCaseSensitive(o, "running")->valueint;
+        cJSON_Delete(o);
+        if (!running)
+            sleep_ms(5);
+    }
+    zmq_close(s);
+    assert_true(running);
+}
+
 /* The daemon answers a ping: proof that it still serves. */
 static void assert_alive(const char *endpoint)
 {
@@ -623,7 +643,7 @@ static void test_cancel(void **state)
     cJSON *o = recv_json(s, 5000);
     assert_string_equal(type_of(o), "accepted");
     cJSON_Delete(o);
-    sleep_ms(200); /* running by now */
+    wait_running(main_daemon.endpoint);
     /* another client cannot cancel it */
     void *other = dealer(main_daemon.endpoint);
     send_str(other, "{\"id\":\"x\",\"op\":\"cancel\",\"target\":\"long\"}");
@@ -726,14 +746,22 @@ static void test_fairness(void **state)
                  i);
         send_str(a, req);
     }
-    sleep_ms(20);
+    /* All of a's batch is queued (or running) before b asks. */
+    int a_done = 0, accepted = 0;
+    cJSON *o;
+    while (accepted < 8) {
+        o = recv_json(a, 10000);
+        assert_non_null(o);
+        accepted += strcmp(type_of(o), "accepted") == 0;
+        a_done += strcmp(type_of(o), "result") == 0;
+        cJSON_Delete(o);
+    }
     send_str(b, "{\"id\":\"b\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
                 "\",\"metric\":\"htm\",\"time_ms\":40}");
-    cJSON *o = final_reply(b, 20000);
+    o = final_reply(b, 20000);
     assert_string_equal(type_of(o), "result");
     cJSON_Delete(o);
     /* When b's result is in, most of a's batch must still be waiting. */
-    int a_done = 0;
     while ((o = recv_json(a, 0)) != NULL) {
         a_done += strcmp(type_of(o), "result") == 0;
         cJSON_Delete(o);
@@ -762,7 +790,7 @@ static void test_ipc_and_busy_and_sigterm(void **state)
     wait_ready(d.endpoint, 120000);
     void *s = dealer(d.endpoint);
     send_str(s, SLOW_SOLVE("r", ""));  /* running */
-    sleep_ms(100);
+    wait_running(d.endpoint);
     send_str(s, SLOW_SOLVE("q1", "")); /* queued */
     send_str(s, SLOW_SOLVE("q2", "")); /* queued */
     send_str(s, SLOW_SOLVE("q3", "")); /* over the limit */
