@@ -119,6 +119,8 @@ typedef struct {
     bool exact;            /* confirmed is known to be exactly what ran
                               (the firmware said it stopped, or all ran) */
     int busy_naks;         /* batches refused BUSY and sent again */
+    int64_t busy_until_us; /* after a BUSY, nothing is resent before the
+                              next DONE frees room or this time passes */
     /* Why it stopped, when it did. */
     int err;               /* ctl_error */
     fwp_fault fault;       /* CTL_ERR_FAULT (and firmware LINK_LOST) */

@@ -141,6 +141,7 @@ static void on_done(ctl_session *s, const fwp_step_event *e)
     x->ms[idx] = e->duration_ms;
     x->done_us[idx] = t;
     x->confirmed++;
+    x->busy_until_us = 0; /* room again: refused steps may go */
     x->end_us = t;
     s->progress_us = t;
 }
@@ -170,6 +171,10 @@ static void on_nak(ctl_session *s, const fwp_nak *k)
                 s->batch[i].live = false;
         if (first < x->sent)
             x->sent = first;
+        /* Resending at once would only be refused again, in a storm of
+         * frames whose 8-bit sequence numbers soon wrap, so that a late
+         * NAK could name a newer batch: wait for room instead. */
+        x->busy_until_us = ctl_now_us() + 50000;
         x->busy_naks++;
         logv(s, 2, "steps from %u refused BUSY: sending them again",
              id_add(x->first_id, first));
@@ -616,6 +621,7 @@ static void stop_and_settle(ctl_session *s)
 int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x)
 {
     x->sent = x->confirmed = x->by_status = x->busy_naks = 0;
+    x->busy_until_us = 0;
     x->err = CTL_OK;
     x->message[0] = '\0';
     x->exact = false;
@@ -649,7 +655,8 @@ int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x)
             int enough = inflight / 2 < left ? inflight / 2 : left;
             if (enough > max_batch)
                 enough = max_batch;
-            if (want <= 0 || want < enough || fwp_window_free(&s->ep) <= 0)
+            if (want <= 0 || want < enough || fwp_window_free(&s->ep) <= 0 ||
+                ctl_now_us() < x->busy_until_us)
                 break;
             int rc = send_batch(s, steps, want);
             if (rc == FWP_ERR_BUSY)

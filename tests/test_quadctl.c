@@ -882,7 +882,11 @@ static void test_e2e_busy(void **state)
     const char *moves = "R U2 F' L2 D B' R2 (U D') F L' B2 D2 R F2 U' L B";
     const char *extra[] = {"--scramble",
                            "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'",
-                           "--queue", "4", NULL};
+                           "--queue", "4",
+                           /* motions that take time (a tenth of real),
+                            * so the 24 steps in flight must overrun the
+                            * queue of 4 however fast this machine is */
+                           "--speed", "10", NULL};
     int port = sim_start(fx, 0, NULL, extra);
     char portspec[64];
     snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
