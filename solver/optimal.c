@@ -23,7 +23,8 @@
 
 enum {
     N_AXES = 3,
-    PREFIX = 3,        /* moves fixed by a job */
+    PREFIX = 4,        /* moves fixed by a job: thousands of jobs keep
+                          the threads evenly loaded */
     CHECK_EVERY = 1023 /* nodes between polls of the stop and cancel flags */
 };
 
