@@ -100,6 +100,9 @@ typedef struct {
     robot_model model;
     robot_profile profile;
     robot_objective objective;
+    /* solve --optimal: qs_solve_optimal (HTM, QTM) instead of qs_solve,
+     * with one progress line per searched length on stderr */
+    int optimal;
 } cli_tables;
 
 /* Sets up t for metric m with the "default" profile and the fewest-moves

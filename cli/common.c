@@ -242,6 +242,31 @@ static void set_error(cli_result *r, int rc, const char *msg)
              msg && *msg ? msg : qs_strerror(rc));
 }
 
+/* solve --optimal's progress: one line per length searched. */
+static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
+                       double elapsed_ms)
+{
+    (void)ctx;
+    fprintf(stderr, "optimal: length %d: %s (%llu nodes, %.1f s)\n", depth,
+            found ? "found" : "none", (unsigned long long)nodes,
+            elapsed_ms / 1000.0);
+    fflush(stderr);
+}
+
+static int solve_optimal(const qs_tables *tables, const qs_cube *cube,
+                         const qs_options *o, int max_out, cli_result *r,
+                         int *n)
+{
+    qs_optimal_options oo;
+    qs_optimal_options_default(&oo);
+    oo.threads = o->threads;
+    oo.cancel = o->cancel;
+    oo.max_len = o->max_len;
+    oo.on_depth = depth_line;
+    return qs_solve_optimal(tables, cube, &oo, r->sol, max_out, n,
+                            &r->stats);
+}
+
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r)
 {
@@ -286,7 +311,9 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                                                      : o->solutions;
     int n = 0, robot = t->metric == QS_METRIC_ROBOT;
     double start = cli_now_ms();
-    if (robot)
+    if (t->optimal)
+        rc = solve_optimal(tables, &cube, o, max_out, r, &n);
+    else if (robot)
         rc = solve_robot(t, tables, &cube, o, max_out, r, &n, detail,
                          sizeof detail);
     else

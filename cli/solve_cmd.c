@@ -130,6 +130,8 @@ int cmd_solve(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--optimal") == 0) {
+            t.optimal = 1;
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
@@ -161,7 +163,11 @@ int cmd_solve(int argc, char **argv)
             inputs[n_inputs++].text = a;
         }
     }
-    if (o.time_ms == 0 && o.max_len < 0)
+    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
+        cli_usage_error("solve: --optimal needs --metric htm or qtm");
+    if (t.optimal && endpoint)
+        cli_usage_error("solve: --optimal is not available with --server");
+    if (!t.optimal && o.time_ms == 0 && o.max_len < 0)
         fputs("quadsolve: warning: no time limit and no length limit; the "
               "search may run for a long time\n",
               stderr);

@@ -9,6 +9,10 @@
  *   permutation of the U/D edges, the distance to solved within the phase-2
  *   group (4 bits, saturated at 15).
  *
+ * corners (HTM and QTM, for the optimal solver): for every symmetry class
+ *   of the corner permutation and every twist, the distance to solved
+ *   corners (4 bits, saturated at 15).
+ *
  * robot phase1 / phase2: the same distances in robot moves for each tilt
  *   class (the axis the robot cannot turn), see qs_internal.h.
  *
@@ -95,6 +99,36 @@ static int phase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     for (int s = 1; s < N_SYM; s++)
         if (self >> s & 1)
             out[n++] = cls * N_PERM8 + t->udedges_conj[ud][s];
+    return n;
+}
+
+/* ---- corners: (corner class, twist in the class's frame) */
+
+static int corners_children(const space *sp, uint64_t idx, uint64_t *child,
+                            uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    int cls = (int)(idx / N_TWIST), tw = (int)(idx % N_TWIST);
+    int corners = t->corner_rep[cls];
+    for (int m = 0; m < t->n_moves; m++) {
+        int c2 = move_row(t, t->corners_move, corners)[m];
+        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]]
+                               [t->corner_sym[c2]];
+        child[m] = (uint64_t)t->corner_class[c2] * N_TWIST + tw2;
+        cost[m] = t->cost[m];
+    }
+    return t->n_moves;
+}
+
+static int corners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    uint64_t cls = idx / N_TWIST;
+    int tw = (int)(idx % N_TWIST), n = 0;
+    unsigned self = t->corner_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = cls * N_TWIST + t->twist_conj[tw][s];
     return n;
 }
 
@@ -454,6 +488,28 @@ static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
     return err;
 }
 
+static int generate_corners(const qs_tables *t, uint8_t *buf, int threads,
+                            bfs_job *job)
+{
+    space sp = {t, N_CORNERS_OPT, PHASE2_MAX_DIST, corners_children,
+                corners_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    uint64_t start = (uint64_t)t->corner_class[0] * N_TWIST;
+    int err = bfs(&sp, &start, 1, dist, threads, job);
+    /* N_CORNERS_OPT is even: every byte holds two whole entries. */
+    if (!err)
+        for (uint64_t i = 0; i < sp.n; i += 2)
+            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
+    free(dist);
+    return err;
+}
+
 static int generate_rphase1(const qs_tables *t, uint16_t *buf, int threads,
                             bfs_job *job)
 {
@@ -519,7 +575,11 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
 
 int qs_blob_count(qs_metric m)
 {
-    return (int)m >= 0 && m < QS_METRIC_COUNT ? BLOB_COUNT : QS_ERR_ARGUMENT;
+    if ((int)m < 0 || m >= QS_METRIC_COUNT)
+        return QS_ERR_ARGUMENT;
+    /* The optimal solver's corner table exists where it is searched. */
+    return m == QS_METRIC_HTM || m == QS_METRIC_QTM ? BLOB_COUNT + 1
+                                                     : BLOB_COUNT;
 }
 
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
@@ -555,6 +615,14 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->entries = N_PHASE2;
         info->bytes = N_PHASE2 / 2;
         return QS_OK;
+    case BLOB_CORNERS:
+        if (m != QS_METRIC_HTM && m != QS_METRIC_QTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "corners";
+        info->kind = 20;
+        info->entries = N_CORNERS_OPT;
+        info->bytes = N_CORNERS_OPT / 2;
+        return QS_OK;
     default:
         return QS_ERR_ARGUMENT;
     }
@@ -582,9 +650,12 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
             err = i == BLOB_PHASE1
                       ? generate_rphase1(t, buf, threads, &job)
                       : generate_rphase2(t, buf, threads, &job);
+        else if (i == BLOB_PHASE1)
+            err = generate_phase1(t, buf, threads, &job);
+        else if (i == BLOB_PHASE2)
+            err = generate_phase2(t, buf, threads, &job);
         else
-            err = i == BLOB_PHASE1 ? generate_phase1(t, buf, threads, &job)
-                                   : generate_phase2(t, buf, threads, &job);
+            err = generate_corners(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);
         if (!err && progress)
             progress(progress_ctx, 1.0);

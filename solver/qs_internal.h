@@ -87,6 +87,14 @@ void perm_unrank(int rank, uint8_t *p, int n);
 
 enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
 
+/* The optimal solver's corner table (HTM and QTM only, blob index
+ * BLOB_CORNERS): one nibble per corner-permutation class and twist
+ * (conjugated into the class's frame), the exact distance to solved
+ * corners in the metric's units. Small (3 MB) and cheap to build, so it
+ * rides along with the two-phase blobs of those metrics. */
+enum { BLOB_CORNERS = 2 };
+#define N_CORNERS_OPT ((uint64_t)N_CORNER_CLASS * N_TWIST)
+
 /* Robot-metric blobs, in robot moves (turns and tilts; the gripper
  * regrips are left to the search):
  * rphase1: one uint16_t per phase-1 entry (flipslice class, twist); nibble
@@ -165,6 +173,7 @@ struct qs_tables {
     const uint8_t *phase2;     /* blob: nibbles [corner class][udedges] */
     uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
     uint8_t *edgeslice;        /* [N_PERM8 * 24] */
+    const uint8_t *opt_corners; /* blob: nibbles [corner class][twist] */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
 };

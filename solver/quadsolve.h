@@ -235,6 +235,45 @@ typedef struct {
 int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
              qs_solution *out, int max_out, int *n_out, qs_stats *stats);
 
+/* -------------------------------------------------------- optimal search */
+
+/* Called (serialised, from a search thread) when the search of one total
+ * length ends: found is 0 when no solution of that length exists (the
+ * optimum is longer), else the number of solutions found at it. */
+typedef void (*qs_depth_fn)(void *ctx, int depth, int found, uint64_t nodes,
+                            double elapsed_ms);
+/* Called (serialised) for every optimal solution as it is found. */
+typedef void (*qs_solution_fn)(void *ctx, const qs_solution *s);
+
+typedef struct {
+    int threads;              /* worker threads, >= 1 */
+    int all;                  /* nonzero: every optimal solution (canonical
+                                 sequences: commuting opposite faces in one
+                                 order only), else stop at the first */
+    int max_len;              /* give up beyond this length with
+                                 QS_ERR_NOT_FOUND; -1: no limit */
+    const atomic_int *cancel; /* caller-owned; nonzero stops the search */
+    qs_depth_fn on_depth;     /* may be NULL */
+    void *depth_ctx;
+    qs_solution_fn on_solution; /* may be NULL */
+    void *solution_ctx;
+} qs_optimal_options;
+
+/* Defaults: 1 thread, first solution only, no length limit. */
+void qs_optimal_options_default(qs_optimal_options *o);
+
+/* Finds a shortest solution of *c in the tables' metric (HTM or QTM; other
+ * table sets give QS_ERR_TABLES) by iterative-deepening A*, one solve split
+ * across o->threads threads. Writes up to max_out optimal solutions into
+ * out (with o->all, the first max_out found; on_solution sees every one)
+ * and their number into *n_out. Returns QS_OK, QS_ERR_CANCELLED,
+ * QS_ERR_NOT_FOUND (beyond max_len) or an input error. stats may be NULL
+ * (phase1_nodes counts the nodes, phase1_depth the longest length proven
+ * to have no solution). Random cubes take from seconds to minutes. */
+int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
+                     const qs_optimal_options *o, qs_solution *out,
+                     int max_out, int *n_out, qs_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -463,6 +463,8 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
     } else {
         t->phase1 = blobs[BLOB_PHASE1];
         t->phase2 = blobs[BLOB_PHASE2];
+        if (m == QS_METRIC_HTM || m == QS_METRIC_QTM)
+            t->opt_corners = blobs[BLOB_CORNERS];
     }
     *out = t;
     return QS_OK;

@@ -1,0 +1,481 @@
+/*
+ * optimal.c - the optimal solver: iterative-deepening A* in HTM or QTM.
+ *
+ * The lower bound of a position is the largest of four exact distances:
+ * its distance to the phase-2 group seen along each of the three axes (the
+ * phase-1 table of the two-phase solver, read three times through the
+ * 120-degree rotations about the URF-DBL diagonal) and the distance of its
+ * corners alone to solved (the corner blob). The phase-1 entries carry
+ * per-move bits, so the moves that keep a node within the bound are known
+ * before any child is computed; only the children that pass are read.
+ *
+ * One solve is split across threads by depth: for each total length the
+ * canonical move sequences of the first few moves that pass the bound
+ * become jobs, and threads take jobs in order. docs/optimal.md has the
+ * design and the measurements behind it.
+ */
+#include "qs_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    N_AXES = 3,
+    PREFIX = 4,        /* moves fixed by a job: thousands of jobs keep
+                          the threads evenly loaded */
+    CHECK_EVERY = 1023 /* nodes between polls of the stop and cancel flags */
+};
+
+/* A position as the search tracks it: the phase-1 coordinates in each
+ * axis's frame, and in the cube's own frame what the corner table and the
+ * final solved test need. */
+typedef struct {
+    uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
+    uint16_t corners, uedges, dedges;
+} onode;
+
+/* A node's pruning entries: one phase-1 entry and its symmetry per axis. */
+typedef struct {
+    uint64_t e[N_AXES];
+    uint8_t sym[N_AXES];
+} oentry;
+
+typedef struct {
+    qs_move moves[PREFIX];
+    int n;
+} job;
+
+typedef struct {
+    const qs_tables *t;
+    const qs_optimal_options *o;
+    qs_cube cube;
+    onode root;
+    /* move m of the cube is move conj[r][m] in axis r's frame */
+    uint8_t conj[N_AXES][QS_MOVE_COUNT];
+    /* a mask of axis r's moves, 8 bits at a time, as the cube's moves */
+    uint64_t to_cube[N_AXES][3][256];
+    uint16_t slice_solved, uedges_solved, dedges_solved;
+    uint64_t start_ns;
+
+    int depth;                /* the total length being searched */
+    job *jobs;
+    int n_jobs, cap_jobs;
+    atomic_int next_job;
+    atomic_int stop;
+
+    pthread_mutex_t lock;
+    int cancelled;
+    int found;                /* solutions at the current depth */
+    qs_solution *out;
+    int max_out, n_out;
+    uint64_t nodes;
+} shared;
+
+typedef struct {
+    shared *sh;
+    const qs_tables *t;
+    qs_move path[QS_MAX_MOVES];
+    uint64_t nodes;
+    int halt;
+} worker;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void qs_optimal_options_default(qs_optimal_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+    o->max_len = -1;
+}
+
+static void apply(const shared *sh, const onode *n, int m, onode *out)
+{
+    const qs_tables *t = sh->t;
+    for (int r = 0; r < N_AXES; r++) {
+        int mr = sh->conj[r][m];
+        out->flip[r] = move_row(t, t->flip_move, n->flip[r])[mr];
+        out->slice[r] = move_row(t, t->edge4_move[0], n->slice[r])[mr];
+        out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
+    }
+    out->corners = move_row(t, t->corners_move, n->corners)[m];
+    out->uedges = move_row(t, t->edge4_move[1], n->uedges)[m];
+    out->dedges = move_row(t, t->edge4_move[2], n->dedges)[m];
+}
+
+static inline uint32_t fs_index(const onode *n, int r)
+{
+    return (uint32_t)(n->slice[r] / 24 * N_FLIP + n->flip[r]);
+}
+
+static inline uint64_t corner_index(const qs_tables *t, const onode *n)
+{
+    return (uint64_t)t->corner_class[n->corners] * N_TWIST +
+           t->twist_conj[n->twist[0]][t->corner_sym[n->corners]];
+}
+
+static inline int corner_dist(const qs_tables *t, uint64_t i)
+{
+    return t->opt_corners[i >> 1] >> ((i & 1) * 4) & 15;
+}
+
+/* Reads a node's entries; the caller prefetched fs_packed when it could. */
+static int lookup(const qs_tables *t, const onode *n, oentry *en)
+{
+    uint64_t idx[N_AXES];
+    for (int r = 0; r < N_AXES; r++) {
+        uint32_t cs = t->fs_packed[fs_index(n, r)];
+        en->sym[r] = (uint8_t)(cs & 15);
+        idx[r] = (uint64_t)(cs >> 4) * N_TWIST +
+                 t->twist_conj[n->twist[r]][en->sym[r]];
+        __builtin_prefetch((const char *)t->phase1 + idx[r] * 4);
+    }
+    uint64_t ci = corner_index(t, n);
+    int h = corner_dist(t, ci);
+    for (int r = 0; r < N_AXES; r++) {
+        en->e[r] = phase1_entry(t, idx[r]);
+        int d = (int)(en->e[r] & P1_DIST_MASK);
+        if (d > h)
+            h = d;
+    }
+    return h;
+}
+
+static int is_solved(const shared *sh, const onode *n)
+{
+    return n->corners == 0 && n->twist[0] == 0 && n->flip[0] == 0 &&
+           n->slice[0] == sh->slice_solved &&
+           n->uedges == sh->uedges_solved && n->dedges == sh->dedges_solved;
+}
+
+/* The moves of a node with `togo` still to go whose children may still be
+ * within the bound, as far as the node's own entries tell. */
+static uint64_t usable(const shared *sh, const oentry *en, int togo,
+                       int canon)
+{
+    const qs_tables *t = sh->t;
+    uint64_t moves = t->canon_allowed[canon];
+    for (int r = 0; r < N_AXES && moves; r++) {
+        int slack = togo - (int)(en->e[r] & P1_DIST_MASK);
+        uint64_t m = phase1_moves(t, en->e[r], en->sym[r], slack);
+        if (r > 0 && m != t->all_moves)
+            m = sh->to_cube[r][0][m & 255] | sh->to_cube[r][1][m >> 8 & 255] |
+                sh->to_cube[r][2][m >> 16 & 255];
+        moves &= m;
+    }
+    return moves;
+}
+
+static int should_halt(worker *w)
+{
+    shared *sh = w->sh;
+    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+        return w->halt = 1;
+    if (sh->o->cancel &&
+        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
+        pthread_mutex_lock(&sh->lock);
+        sh->cancelled = 1;
+        pthread_mutex_unlock(&sh->lock);
+        atomic_store(&sh->stop, 1);
+        return w->halt = 1;
+    }
+    return 0;
+}
+
+static void record(worker *w, int n)
+{
+    shared *sh = w->sh;
+    qs_solution s;
+    memcpy(s.moves, w->path, (size_t)n);
+    s.n = n;
+    s.length = qs_moves_length(s.moves, n, w->t->metric);
+    qs_cube check = sh->cube;
+    qs_cube_apply_moves(&check, s.moves, n);
+    if (!qs_cube_is_solved(&check))
+        return; /* cannot happen with consistent tables; never report it */
+    pthread_mutex_lock(&sh->lock);
+    if (!atomic_load(&sh->stop) || sh->o->all) {
+        sh->found++;
+        if (sh->n_out < sh->max_out)
+            sh->out[sh->n_out++] = s;
+        if (sh->o->on_solution)
+            sh->o->on_solution(sh->o->solution_ctx, &s);
+        if (!sh->o->all)
+            atomic_store(&sh->stop, 1);
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* Depth-first search below node n (entries en, within the bound) with
+ * `togo` left in the metric's units; depth moves are on w->path. */
+static void dfs(worker *w, const onode *n, const oentry *en, int togo,
+                int canon, int depth)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    uint64_t moves = usable(sh, en, togo, canon);
+    onode kid[18];
+    uint8_t kmove[18];
+    int nk = 0;
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        int rest = togo - t->cost[m];
+        if (rest < 0)
+            continue;
+        apply(sh, n, m, &kid[nk]);
+        if (rest > 0)
+            for (int r = 0; r < N_AXES; r++)
+                __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
+        kmove[nk++] = (uint8_t)m;
+    }
+    for (int k = 0; k < nk && !w->halt; k++) {
+        int m = kmove[k], rest = togo - t->cost[m];
+        w->path[depth] = (qs_move)m;
+        if (rest == 0) {
+            if (is_solved(sh, &kid[k]))
+                record(w, depth + 1);
+            continue;
+        }
+        oentry ke;
+        if (lookup(t, &kid[k], &ke) > rest)
+            continue;
+        dfs(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
+    }
+}
+
+/* Lists the jobs of the current depth: the canonical sequences of PREFIX
+ * moves (or fewer, when they use up the length) that pass the bound. */
+static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
+                    int canon, qs_move *path, int depth)
+{
+    const qs_tables *t = sh->t;
+    if (depth == PREFIX || togo == 0) {
+        if (sh->n_jobs == sh->cap_jobs) {
+            int cap = sh->cap_jobs ? 2 * sh->cap_jobs : 1024;
+            job *j = realloc(sh->jobs, sizeof *j * (size_t)cap);
+            if (!j)
+                return QS_ERR_NOMEM;
+            sh->jobs = j;
+            sh->cap_jobs = cap;
+        }
+        job *j = &sh->jobs[sh->n_jobs++];
+        memcpy(j->moves, path, (size_t)depth);
+        j->n = depth;
+        return QS_OK;
+    }
+    uint64_t moves = usable(sh, en, togo, canon);
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        int rest = togo - t->cost[m];
+        if (rest < 0)
+            continue;
+        onode kid;
+        oentry ke;
+        apply(sh, n, m, &kid);
+        if (lookup(t, &kid, &ke) > rest)
+            continue;
+        path[depth] = (qs_move)m;
+        int err = add_jobs(sh, &kid, &ke, rest, t->canon_next[m], path,
+                           depth + 1);
+        if (err)
+            return err;
+    }
+    return QS_OK;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    w->halt = 0;
+    for (;;) {
+        int i = atomic_fetch_add(&sh->next_job, 1);
+        if (i >= sh->n_jobs || w->halt ||
+            atomic_load_explicit(&sh->stop, memory_order_relaxed))
+            break;
+        const job *j = &sh->jobs[i];
+        onode n = sh->root;
+        int togo = sh->depth, canon = 0;
+        for (int k = 0; k < j->n; k++) {
+            onode next;
+            apply(sh, &n, j->moves[k], &next);
+            n = next;
+            togo -= t->cost[j->moves[k]];
+            canon = t->canon_next[j->moves[k]];
+            w->path[k] = j->moves[k];
+        }
+        if (togo == 0) {
+            if (is_solved(sh, &n))
+                record(w, j->n);
+            continue;
+        }
+        oentry en;
+        lookup(t, &n, &en);
+        dfs(w, &n, &en, togo, canon, j->n);
+    }
+    return NULL;
+}
+
+static void init_frames(shared *sh, const qs_cube *c)
+{
+    const qs_tables *t = sh->t;
+    qs_cube sym[48], solved;
+    sym_cubes(sym);
+    qs_cube_solved(&solved);
+    sh->slice_solved = (uint16_t)coord_edge4(&solved, 8);
+    sh->uedges_solved = (uint16_t)coord_edge4(&solved, 0);
+    sh->dedges_solved = (uint16_t)coord_edge4(&solved, 4);
+    for (int r = 0; r < N_AXES; r++) {
+        int s = 16 * r, back = t->sym_inv[s];
+        qs_cube tmp, y;
+        qs_cube_multiply(&sym[s], c, &tmp);
+        qs_cube_multiply(&tmp, &sym[back], &y);
+        sh->root.flip[r] = (uint16_t)coord_flip(&y);
+        sh->root.slice[r] = (uint16_t)coord_edge4(&y, 8);
+        sh->root.twist[r] = (uint16_t)coord_twist(&y);
+        for (int m = 0; m < t->n_moves; m++)
+            sh->conj[r][m] = t->move_conj[m][s];
+        /* Bit b of a mask in axis r's frame is the cube's move that
+         * conjugates to b. */
+        for (int k = 0; k < 3; k++)
+            for (int v = 0; v < 256; v++) {
+                uint64_t mask = 0;
+                for (int j = 0; j < 8; j++) {
+                    int b = 8 * k + j;
+                    if ((v >> j & 1) && b < t->n_moves)
+                        mask |= 1ull << t->move_conj[b][back];
+                }
+                sh->to_cube[r][k][v] = mask;
+            }
+    }
+    sh->root.corners = (uint16_t)coord_corners(c);
+    sh->root.uedges = (uint16_t)coord_edge4(c, 0);
+    sh->root.dedges = (uint16_t)coord_edge4(c, 4);
+}
+
+static int run_depth(shared *sh, worker *workers, pthread_t *tid)
+{
+    const qs_optimal_options *o = sh->o;
+    qs_move path[PREFIX];
+    oentry en;
+    lookup(sh->t, &sh->root, &en);
+    sh->n_jobs = 0;
+    int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, path, 0);
+    if (err)
+        return err;
+    atomic_store(&sh->next_job, 0);
+    int started = 0;
+    for (int i = 1; i < o->threads; i++) {
+        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
+            break;
+        started = i;
+    }
+    if (o->threads > 1 && started == 0)
+        return QS_ERR_THREAD;
+    worker_main(&workers[0]);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+    for (int i = 0; i < o->threads; i++) {
+        sh->nodes += workers[i].nodes;
+        workers[i].nodes = 0;
+    }
+    return QS_OK;
+}
+
+int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
+                     const qs_optimal_options *o, qs_solution *out,
+                     int max_out, int *n_out, qs_stats *stats)
+{
+    if (!t || !c || !o || !out || max_out < 1 || !n_out)
+        return QS_ERR_ARGUMENT;
+    if (!t->phase1 || !t->opt_corners ||
+        (t->metric != QS_METRIC_HTM && t->metric != QS_METRIC_QTM))
+        return QS_ERR_TABLES;
+    if (o->threads < 1 || o->threads > 256 || o->max_len < -1 ||
+        o->max_len > QS_MAX_MOVES)
+        return QS_ERR_ARGUMENT;
+    int err = qs_cube_check(c);
+    if (err)
+        return err;
+    *n_out = 0;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+
+    shared *sh = calloc(1, sizeof *sh);
+    worker *workers = calloc((size_t)o->threads, sizeof *workers);
+    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
+    if (!sh || !workers || !tid) {
+        free(sh);
+        free(workers);
+        free(tid);
+        return QS_ERR_NOMEM;
+    }
+    sh->t = t;
+    sh->o = o;
+    sh->cube = *c;
+    sh->out = out;
+    sh->max_out = max_out;
+    sh->start_ns = now_ns();
+    pthread_mutex_init(&sh->lock, NULL);
+    atomic_init(&sh->stop, 0);
+    atomic_init(&sh->next_job, 0);
+    for (int i = 0; i < o->threads; i++) {
+        workers[i].sh = sh;
+        workers[i].t = t;
+    }
+    init_frames(sh, c);
+
+    oentry en;
+    int depth = lookup(t, &sh->root, &en), proven = depth - 1;
+    /* In QTM every quarter turn is an odd corner permutation and a half
+     * turn an even one, so every solution has the corners' parity. */
+    int step = t->parity_step;
+    if (step == 2 && (depth & 1) != perm_parity(c->cp, 8))
+        depth++;
+    int limit = o->max_len >= 0 ? o->max_len : QS_MAX_MOVES;
+    err = QS_ERR_NOT_FOUND;
+    for (; depth <= limit; depth += step) {
+        sh->depth = depth;
+        int rc = run_depth(sh, workers, tid);
+        if (rc) {
+            err = rc;
+            break;
+        }
+        if (sh->cancelled) {
+            err = QS_ERR_CANCELLED;
+            break;
+        }
+        if (o->on_depth)
+            o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
+                        (double)(now_ns() - sh->start_ns) / 1e6);
+        if (sh->found) {
+            err = QS_OK;
+            break;
+        }
+        proven = depth;
+    }
+    *n_out = sh->n_out;
+    if (stats) {
+        stats->phase1_nodes = sh->nodes;
+        stats->phase1_depth = proven;
+        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->first_ms = stats->elapsed_ms;
+    }
+    pthread_mutex_destroy(&sh->lock);
+    free(sh->jobs);
+    free(sh);
+    free(workers);
+    free(tid);
+    return err;
+}

@@ -1,0 +1,470 @@
+/*
+ * test_optimal.c - the optimal solver (solver/optimal.c) in HTM and QTM:
+ * known optimal lengths, short scrambles against an independent
+ * meet-in-the-middle breadth-first search, every optimal solution (all)
+ * against exhaustive enumeration, never longer than the two-phase solver,
+ * cancellation, progress per length and argument errors.
+ *
+ * Searches are kept short (optimal lengths up to about 13) so the test
+ * stays fast under the sanitizers; random cubes belong to the benchmark.
+ * Proving the superflip's 20 takes hours with the current tables, so that
+ * test only runs with QUADSOLVE_LONG_TESTS=1.
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+static qtab_set *sets[2];
+
+static const char *superflip =
+    "UBULURUFURURFRBRDRFUFLFRFDFDFDLDRDBDLULBLFLDLBUBRBLBDB";
+
+static const qs_tables *tables(qs_metric m)
+{
+    if (!sets[m])
+        sets[m] = test_open_tables(m);
+    return qtab_set_tables(sets[m]);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    qtab_close(sets[0]);
+    qtab_close(sets[1]);
+    return 0;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static qs_cube scrambled(const char *moves)
+{
+    qs_move m[QS_MAX_MOVES];
+    int n = qs_moves_parse(moves, m, QS_MAX_MOVES, NULL, 0);
+    assert_true(n >= 0);
+    qs_cube c;
+    qs_cube_solved(&c);
+    qs_cube_apply_moves(&c, m, n);
+    return c;
+}
+
+/* Solves optimally with 2 threads, checks the solution, returns its
+ * length in the metric. */
+static int optimal_length(qs_metric m, const qs_cube *c)
+{
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.threads = 2;
+    qs_solution sol[1];
+    int n = 0;
+    assert_int_equal(qs_solve_optimal(tables(m), c, &o, sol, 1, &n, NULL),
+                     QS_OK);
+    assert_int_equal(n, 1);
+    test_assert_solves(c, &sol[0]);
+    assert_int_equal(sol[0].length, qs_moves_length(sol[0].moves, sol[0].n, m));
+    for (int i = 0; i < sol[0].n; i++)
+        assert_true(sol[0].moves[i] < 18);
+    return sol[0].length;
+}
+
+/* ------------------------------------------------ the reference search */
+
+/* A set of cubes within RADIUS quarter or face turns of solved, with their
+ * exact distance: an open-addressing hash table on the cubie bytes. */
+#define RADIUS 4
+#define SLOTS (1 << 18)
+
+typedef struct {
+    qs_cube cube[SLOTS];
+    int8_t dist[SLOTS]; /* -1: empty */
+    qs_move gens[18];
+    int n_gens;
+} ball;
+
+static ball balls[2];
+
+static uint64_t hash_cube(const qs_cube *c)
+{
+    const uint8_t *p = (const uint8_t *)c;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof *c; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static int ball_find(const ball *b, const qs_cube *c)
+{
+    for (uint64_t i = hash_cube(c) & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
+        if (b->dist[i] < 0)
+            return -1;
+        if (qs_cube_equal(&b->cube[i], c))
+            return b->dist[i];
+    }
+}
+
+static void ball_add(ball *b, const qs_cube *c, int d)
+{
+    uint64_t i = hash_cube(c) & (SLOTS - 1);
+    while (b->dist[i] >= 0)
+        i = (i + 1) & (SLOTS - 1);
+    b->cube[i] = *c;
+    b->dist[i] = (int8_t)d;
+}
+
+/* Breadth-first search from solved with the metric's unit moves (every
+ * face turn in HTM, quarter turns in QTM). */
+static const ball *get_ball(qs_metric m)
+{
+    ball *b = &balls[m];
+    if (b->n_gens)
+        return b;
+    memset(b->dist, -1, sizeof b->dist);
+    for (int mv = 0; mv < 18; mv++)
+        if (m == QS_METRIC_HTM || mv % 3 != 1)
+            b->gens[b->n_gens++] = (qs_move)mv;
+    static qs_cube level[2][60000];
+    int n = 1;
+    qs_cube_solved(&level[0][0]);
+    ball_add(b, &level[0][0], 0);
+    for (int d = 1; d <= RADIUS; d++) {
+        qs_cube *from = level[(d - 1) & 1], *to = level[d & 1];
+        int next = 0;
+        for (int i = 0; i < n; i++)
+            for (int g = 0; g < b->n_gens; g++) {
+                qs_cube c = from[i];
+                qs_cube_apply_move(&c, b->gens[g]);
+                if (ball_find(b, &c) >= 0)
+                    continue;
+                ball_add(b, &c, d);
+                assert_true(next < 60000);
+                to[next++] = c;
+            }
+        n = next;
+    }
+    return b;
+}
+
+/* The exact distance of c when it is at most 2 * RADIUS - 1: some shortest
+ * path takes RADIUS - 1 moves and then ends within the ball. */
+static int reference(const ball *b, const qs_cube *c, int depth, int best)
+{
+    int d = ball_find(b, c);
+    if (d >= 0 && depth + d < best)
+        best = depth + d;
+    if (depth == RADIUS - 1 || depth + 1 >= best)
+        return best;
+    for (int g = 0; g < b->n_gens; g++) {
+        qs_cube n = *c;
+        qs_cube_apply_move(&n, b->gens[g]);
+        best = reference(b, &n, depth + 1, best);
+    }
+    return best;
+}
+
+static void check_short_scrambles(qs_metric m)
+{
+    const ball *b = get_ball(m);
+    for (int k = 0; k < 200; k++) {
+        int len = 1 + (int)(next_random() % 7);
+        qs_cube c;
+        qs_cube_solved(&c);
+        for (int i = 0; i < len; i++)
+            qs_cube_apply_move(&c, b->gens[next_random() % b->n_gens]);
+        int want = reference(b, &c, 0, 2 * RADIUS);
+        assert_true(want <= len);
+        assert_int_equal(optimal_length(m, &c), want);
+    }
+}
+
+static void test_short_scrambles_htm(void **state)
+{
+    (void)state;
+    check_short_scrambles(QS_METRIC_HTM);
+}
+
+static void test_short_scrambles_qtm(void **state)
+{
+    (void)state;
+    check_short_scrambles(QS_METRIC_QTM);
+}
+
+/* -------------------------------------------------------- known lengths */
+
+static void test_one_move(void **state)
+{
+    (void)state;
+    for (int mv = 0; mv < 18; mv++) {
+        qs_cube c;
+        qs_cube_solved(&c);
+        qs_cube_apply_move(&c, (qs_move)mv);
+        assert_int_equal(optimal_length(QS_METRIC_HTM, &c), 1);
+        assert_int_equal(optimal_length(QS_METRIC_QTM, &c),
+                         mv % 3 == 1 ? 2 : 1);
+    }
+}
+
+static void test_checkerboard(void **state)
+{
+    (void)state;
+    qs_cube c = scrambled("U2 D2 F2 B2 L2 R2");
+    assert_int_equal(optimal_length(QS_METRIC_HTM, &c), 6);
+    assert_int_equal(optimal_length(QS_METRIC_QTM, &c), 12);
+}
+
+static void test_solved(void **state)
+{
+    (void)state;
+    qs_cube c;
+    qs_cube_solved(&c);
+    assert_int_equal(optimal_length(QS_METRIC_HTM, &c), 0);
+    assert_int_equal(optimal_length(QS_METRIC_QTM, &c), 0);
+}
+
+typedef struct {
+    int depths[QS_MAX_MOVES + 1];
+    int found[QS_MAX_MOVES + 1];
+    int n;
+} depth_log;
+
+static void log_depth(void *ctx, int depth, int found, uint64_t nodes,
+                      double ms)
+{
+    depth_log *l = ctx;
+    (void)nodes;
+    (void)ms;
+    l->depths[l->n] = depth;
+    l->found[l->n++] = found;
+}
+
+/* The superflip needs 20 face turns: quickly, that none of at most 15
+ * exists and that each length was reported; the full proof only with
+ * QUADSOLVE_LONG_TESTS=1 (hours with the current tables). */
+static void test_superflip(void **state)
+{
+    (void)state;
+    qs_cube c;
+    assert_int_equal(qs_cube_from_facelets(superflip, &c, NULL, 0), QS_OK);
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.threads = 2;
+    o.max_len = 15;
+    depth_log log = {{0}, {0}, 0};
+    o.on_depth = log_depth;
+    o.depth_ctx = &log;
+    qs_solution sol[1];
+    int n = -1;
+    qs_stats st;
+    assert_int_equal(qs_solve_optimal(tables(QS_METRIC_HTM), &c, &o, sol, 1,
+                                      &n, &st),
+                     QS_ERR_NOT_FOUND);
+    assert_int_equal(n, 0);
+    assert_int_equal(st.phase1_depth, 15);
+    assert_true(log.n >= 1);
+    for (int i = 0; i < log.n; i++) {
+        assert_int_equal(log.found[i], 0);
+        if (i > 0)
+            assert_int_equal(log.depths[i], log.depths[i - 1] + 1);
+    }
+    assert_int_equal(log.depths[log.n - 1], 15);
+    const char *long_tests = getenv("QUADSOLVE_LONG_TESTS");
+    if (long_tests && strcmp(long_tests, "1") == 0)
+        assert_int_equal(optimal_length(QS_METRIC_HTM, &c), 20);
+}
+
+/* Optimal is never longer than the two-phase solver, on scrambles short
+ * enough to solve optimally at once. */
+static void test_not_longer_than_two_phase(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 2; mi++) {
+        qs_metric m = mi ? QS_METRIC_QTM : QS_METRIC_HTM;
+        for (int k = 0; k < 20; k++) {
+            qs_cube c;
+            qs_cube_solved(&c);
+            int last = -1;
+            for (int i = 0; i < 11; i++) {
+                int mv;
+                do
+                    mv = (int)(next_random() % 18);
+                while (mv / 3 == last);
+                last = mv / 3;
+                qs_cube_apply_move(&c, (qs_move)mv);
+            }
+            qs_options o;
+            qs_options_default(&o);
+            o.time_ms = 5;
+            qs_solution two[1];
+            int n = 0;
+            assert_int_equal(qs_solve(tables(m), &c, &o, two, 1, &n, NULL),
+                             QS_OK);
+            int opt = optimal_length(m, &c);
+            assert_true(opt <= two[0].length);
+            assert_true(opt <= (m == QS_METRIC_HTM ? 11 : 22));
+        }
+    }
+}
+
+/* ---------------------------------------------------------- all solutions */
+
+typedef struct {
+    qs_solution s[64];
+    int n;
+} collected;
+
+static void collect(void *ctx, const qs_solution *s)
+{
+    collected *c = ctx;
+    if (c->n < 64)
+        c->s[c->n] = *s;
+    c->n++;
+}
+
+/* The canonical sequences of HTM moves of length len that solve c: no face
+ * twice in a row, and of two opposite faces in a row only U, R, F first. */
+static int enumerate(const qs_cube *c, int len, int last)
+{
+    if (len == 0)
+        return qs_cube_is_solved(c);
+    int count = 0;
+    for (int mv = 0; mv < 18; mv++) {
+        int face = mv / 3;
+        if (last >= 0 && (face == last || face == last - 3))
+            continue;
+        qs_cube n = *c;
+        qs_cube_apply_move(&n, (qs_move)mv);
+        count += enumerate(&n, len - 1, face);
+    }
+    return count;
+}
+
+static void test_all(void **state)
+{
+    (void)state;
+    /* At most 5 moves: enumeration visits about 18 * 13.35^(n-1)
+     * sequences. */
+    static const char *cases[] = {"R U R' U'", "U D", "R2 L2 U2 D2",
+                                  "F B' U2 R L", "L2 D' B2", "R L' U D'"};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        qs_cube c = scrambled(cases[k]);
+        qs_optimal_options o;
+        qs_optimal_options_default(&o);
+        o.threads = 2;
+        o.all = 1;
+        collected got = {.n = 0};
+        o.on_solution = collect;
+        o.solution_ctx = &got;
+        qs_solution sol[64];
+        int n = 0;
+        assert_int_equal(qs_solve_optimal(tables(QS_METRIC_HTM), &c, &o, sol,
+                                          64, &n, NULL),
+                         QS_OK);
+        int len = sol[0].length;
+        int want = enumerate(&c, len, -1);
+        assert_true(want >= 1);
+        assert_int_equal(got.n, want);
+        assert_int_equal(n, want < 64 ? want : 64);
+        for (int i = 0; i < n; i++) {
+            test_assert_solves(&c, &sol[i]);
+            assert_int_equal(sol[i].length, len);
+            for (int j = 0; j < i; j++)
+                assert_false(sol[i].n == sol[j].n &&
+                             memcmp(sol[i].moves, sol[j].moves,
+                                    (size_t)sol[i].n) == 0);
+        }
+    }
+}
+
+/* ------------------------------------------------- cancel and arguments */
+
+static void *raise_later(void *arg)
+{
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+    atomic_store((atomic_int *)arg, 1);
+    return NULL;
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    qs_cube c;
+    assert_int_equal(qs_cube_from_facelets(superflip, &c, NULL, 0), QS_OK);
+    atomic_int cancel;
+    atomic_init(&cancel, 0);
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.threads = 2;
+    o.cancel = &cancel;
+    pthread_t tid;
+    assert_int_equal(pthread_create(&tid, NULL, raise_later, &cancel), 0);
+    qs_solution sol[1];
+    int n = -1;
+    time_t t0 = time(NULL);
+    assert_int_equal(qs_solve_optimal(tables(QS_METRIC_HTM), &c, &o, sol, 1,
+                                      &n, NULL),
+                     QS_ERR_CANCELLED);
+    pthread_join(tid, NULL);
+    assert_int_equal(n, 0);
+    assert_true(time(NULL) - t0 < 10);
+}
+
+static void test_arguments(void **state)
+{
+    (void)state;
+    qs_cube c = scrambled("R U");
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    qs_solution sol[1];
+    int n;
+    const qs_tables *t = tables(QS_METRIC_HTM);
+    assert_int_equal(qs_solve_optimal(NULL, &c, &o, sol, 1, &n, NULL),
+                     QS_ERR_ARGUMENT);
+    assert_int_equal(qs_solve_optimal(t, &c, &o, sol, 0, &n, NULL),
+                     QS_ERR_ARGUMENT);
+    o.threads = 0;
+    assert_int_equal(qs_solve_optimal(t, &c, &o, sol, 1, &n, NULL),
+                     QS_ERR_ARGUMENT);
+    o.threads = 1;
+    o.max_len = 1;
+    assert_int_equal(qs_solve_optimal(t, &c, &o, sol, 1, &n, NULL),
+                     QS_ERR_NOT_FOUND);
+    o.max_len = -1;
+    c.co[0] = (uint8_t)((c.co[0] + 1) % 3);
+    assert_int_equal(qs_solve_optimal(t, &c, &o, sol, 1, &n, NULL),
+                     QS_ERR_TWIST);
+    /* Table sets without the corner table (axial metrics) are refused;
+     * qs_tables_create with empty blobs is enough to check that. */
+    const void *blobs[QS_BLOB_MAX] = {NULL};
+    qs_tables *ax = NULL;
+    assert_int_equal(qs_tables_create(QS_METRIC_AXHT, blobs, &ax), QS_OK);
+    c = scrambled("R U");
+    assert_int_equal(qs_solve_optimal(ax, &c, &o, sol, 1, &n, NULL),
+                     QS_ERR_TABLES);
+    qs_tables_free(ax);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_solved),
+        cmocka_unit_test(test_one_move),
+        cmocka_unit_test(test_checkerboard),
+        cmocka_unit_test(test_short_scrambles_htm),
+        cmocka_unit_test(test_short_scrambles_qtm),
+        cmocka_unit_test(test_all),
+        cmocka_unit_test(test_not_longer_than_two_phase),
+        cmocka_unit_test(test_superflip),
+        cmocka_unit_test(test_cancel),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
