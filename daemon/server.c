@@ -102,7 +102,6 @@ struct server {
     table_state tables[QS_METRIC_COUNT];
     qtab_set *sets[QS_METRIC_COUNT];
     char table_error[QS_METRIC_COUNT][128];
-    int loader_done;
 
     pthread_mutex_t out_mu;
     outmsg *out_head, *out_tail;
@@ -384,10 +383,6 @@ static void *loader_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         wake_main(s, 'l');
     }
-    pthread_mutex_lock(&s->mu);
-    s->loader_done = 1;
-    pthread_mutex_unlock(&s->mu);
-    wake_main(s, 'l');
     return NULL;
 }
 
@@ -423,22 +418,13 @@ static char *run_job(server *s, job *j, qsv_result *res)
         snprintf(f.message, sizeof f.message, "%s tables failed to load: %s",
                  qs_metric_name(req.metric), s->table_error[req.metric]);
     } else {
-        if (j->deadline_at > 0) {
-            /* The search's own limit ends at the deadline at the latest;
-             * the main loop cancels it there if it has nothing yet. */
-            int left = (int)(j->deadline_at - now);
-            int want = req.time_ms > 0       ? req.time_ms
-                       : req.max_len >= 0 ? QSV_DEFAULT_HARD_MS
-                                          : QSV_DEFAULT_TIME_MS;
-            req.time_ms = left < want ? (left > 0 ? left : 1) : want;
-        }
-        int cut = 0; /* the deadline shortened the search's own limit */
-        if (j->deadline_at > 0) {
-            int want = j->req.time_ms > 0       ? j->req.time_ms
-                       : j->req.max_len >= 0 ? QSV_DEFAULT_HARD_MS
-                                             : QSV_DEFAULT_TIME_MS;
-            cut = req.time_ms < want;
-        }
+        /* The search's own limit ends at the deadline at the latest;
+         * the main loop cancels it there if it has nothing yet. */
+        int want = qsv_request_time_ms(&req), left = want;
+        if (j->deadline_at > 0)
+            left = (int)(j->deadline_at - now);
+        int cut = left < want; /* the deadline shortened the search */
+        req.time_ms = cut ? (left > 0 ? left : 1) : want;
         const qs_tables *t = qtab_set_tables(s->sets[req.metric]);
         rc = qsv_solve(t, &s->model, &req, s->cfg->threads, &j->cancel,
                        on_progress, j, res, &f);

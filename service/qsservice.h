@@ -117,6 +117,10 @@ typedef struct {
  * fewest moves, 1 solution, no limits given (time_ms QSV_DEFAULT_TIME_MS). */
 void qsv_request_init(qsv_request *r);
 
+/* The search time a solve request gets: time_ms when given, else
+ * QSV_DEFAULT_HARD_MS with a max_len, else QSV_DEFAULT_TIME_MS. */
+int qsv_request_time_ms(const qsv_request *r);
+
 /* Parses one request frame (len bytes, not NUL-terminated) into *r.
  * Returns QSV_OK, or QSV_ERR_TOO_LARGE, _BAD_REQUEST or _UNKNOWN_OP with
  * *f saying exactly what is wrong; the id is parsed first, so r->id is set

@@ -43,6 +43,13 @@ void qsv_request_init(qsv_request *r)
     strcpy(r->target, "null");
 }
 
+int qsv_request_time_ms(const qsv_request *r)
+{
+    return r->time_ms > 0     ? r->time_ms
+           : r->max_len >= 0 ? QSV_DEFAULT_HARD_MS
+                             : QSV_DEFAULT_TIME_MS;
+}
+
 /* An id is a string of at most 100 bytes or an integer that a double
  * holds exactly; its JSON text goes into out. */
 static int parse_id(const cJSON *item, const char *field, char *out,

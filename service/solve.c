@@ -175,9 +175,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
                     qs_metric_name(qs_tables_metric(t)),
                     qs_metric_name(r->metric));
 
-    int time_ms = r->time_ms > 0     ? r->time_ms
-                  : r->max_len >= 0 ? QSV_DEFAULT_HARD_MS
-                                    : QSV_DEFAULT_TIME_MS;
+    int time_ms = qsv_request_time_ms(r);
     int n = 0;
     if (r->metric == QS_METRIC_ROBOT) {
         robot_solve_options o;
