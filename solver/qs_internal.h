@@ -174,6 +174,8 @@ struct qs_tables {
     uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
     uint8_t *edgeslice;        /* [N_PERM8 * 24] */
     const uint8_t *opt_corners; /* blob: nibbles [corner class][twist] */
+    const uint8_t *opt_large;  /* optional blob, NULL when not loaded: 2 bits
+                                  per entry, see BLOB_OPT_LARGE */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
 };

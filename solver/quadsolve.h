@@ -167,9 +167,12 @@ typedef struct {
     uint32_t kind;         /* stable numeric kind for file headers */
     uint64_t entries;      /* number of table entries */
     uint64_t bytes;        /* exact size of the blob in bytes */
+    int optional;          /* only the optimal solver's large tables use it:
+                              a table set may be built without it (NULL) */
 } qs_blob_info;
 
-/* Number of pruning blobs metric m needs (<= QS_BLOB_MAX). */
+/* Number of pruning blobs of metric m, optional ones included
+ * (<= QS_BLOB_MAX); optional blobs come after the required ones. */
 int qs_blob_count(qs_metric m);
 /* Describes blob i of metric m. */
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info);
@@ -185,6 +188,9 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
 int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out);
 void qs_tables_free(qs_tables *t);
 qs_metric qs_tables_metric(const qs_tables *t);
+/* Nonzero when the set holds the optimal solver's large table (the
+ * optional blob), which makes qs_solve_optimal much faster. */
+int qs_tables_optimal_large(const qs_tables *t);
 
 /* ---------------------------------------------------------------- search */
 

@@ -478,6 +478,11 @@ void qs_tables_free(qs_tables *t)
     free(t);
 }
 
+int qs_tables_optimal_large(const qs_tables *t)
+{
+    return t && t->opt_large != NULL;
+}
+
 qs_metric qs_tables_metric(const qs_tables *t)
 {
     return t->metric;

@@ -173,6 +173,14 @@ typedef enum {
 /* Receives one message without a trailing newline. */
 typedef void (*qtab_log_fn)(void *ctx, qtab_log_level level, const char *msg);
 
+/* Which tables the optimal solver gets (HTM and QTM sets only). */
+typedef enum {
+    QTAB_OPTIMAL_SMALL = 0, /* only the two-phase tables and the 3 MB corner
+                               table: no extra memory, slow optimal solves */
+    QTAB_OPTIMAL_LARGE = 1, /* also the optional large table (845 MB per
+                               metric, minutes to generate once) */
+} qtab_optimal_size;
+
 typedef struct {
     int threads;            /* generation and checksum threads; <= 0: online
                                CPUs */
@@ -186,10 +194,12 @@ typedef struct {
     qtab_log_fn log;        /* NULL: messages go to stderr, one per line */
     void *log_ctx;
     const atomic_int *cancel; /* caller-owned; nonzero stops generation */
+    qtab_optimal_size optimal; /* optional blobs are opened (and generated
+                                  when missing) only with QTAB_OPTIMAL_LARGE */
 } qtab_options;
 
 /* Defaults: online CPUs, cache directory, rebuild_corrupt 1, progress 1,
- * quiet 0, log to stderr, no cancel flag. */
+ * quiet 0, log to stderr, no cancel flag, QTAB_OPTIMAL_SMALL. */
 void qtab_options_default(qtab_options *o);
 
 typedef struct {
