@@ -79,6 +79,11 @@ int cmd_bench(int argc, char **argv)
                             : (int)cli_parse_long("--max-len", v, 0, 1000);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
             o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
+        } else if (strcmp(a, "--optimal") == 0) {
+            t.optimal = 1;
+            t.optimal_quiet = 1;
+        } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
+            t.optimal_size = cli_parse_optimal_size("--table-size", v);
         } else if (cli_opt(argc, argv, &i, "--limit", &v)) {
             limit = cli_parse_long("--limit", v, 1, 100000000L);
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -91,6 +96,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (!file)
         cli_usage_error("bench: no FILE given");
+    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
+        cli_usage_error("bench: --optimal needs --metric htm or qtm");
 
     FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
     if (!f) {
@@ -149,6 +156,13 @@ int cmd_bench(int argc, char **argv)
         }
         if (best->length >= 0 && best->length < HIST)
             hist[best->length]++;
+        if (t.optimal) {
+            /* Minutes per cube: one line each shows it is alive. */
+            printf("line %ld: optimal %d %s in %.1f s (%llu nodes)\n",
+                   line_no, best->length, qs_metric_name(metric), r->ms / 1000.0,
+                   (unsigned long long)r->stats.phase1_nodes);
+            fflush(stdout);
+        }
         if ((size_t)solved > times_cap) {
             size_t ncap = times_cap ? times_cap * 2 : 1024;
             double *nt = realloc(times, ncap * sizeof *nt);

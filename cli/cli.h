@@ -55,6 +55,9 @@ int cli_opt(int argc, char **argv, int *i, const char *name,
 long cli_parse_long(const char *opt, const char *s, long min, long max);
 /* Parses a metric name or exits with a usage error. */
 qs_metric cli_parse_metric(const char *opt, const char *s);
+/* Parses an optimal-table size (small or large) or exits with a usage
+ * error. */
+qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s);
 
 /* Number of online CPUs (at least 1). */
 int cli_online_cpus(void);
@@ -103,6 +106,8 @@ typedef struct {
     /* solve --optimal: qs_solve_optimal (HTM, QTM) instead of qs_solve,
      * with one progress line per searched length on stderr */
     int optimal;
+    qtab_optimal_size optimal_size; /* --table-size: tables it opens */
+    int optimal_quiet;  /* no per-length progress lines (bench) */
 } cli_tables;
 
 /* Sets up t for metric m with the "default" profile and the fewest-moves

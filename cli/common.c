@@ -74,6 +74,16 @@ qs_metric cli_parse_metric(const char *opt, const char *s)
     return (qs_metric)m;
 }
 
+qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
+{
+    if (strcmp(s, "small") == 0)
+        return QTAB_OPTIMAL_SMALL;
+    if (strcmp(s, "large") == 0)
+        return QTAB_OPTIMAL_LARGE;
+    cli_usage_error("%s: unknown table size '%s' (small or large)", opt, s);
+    return QTAB_OPTIMAL_SMALL;
+}
+
 int cli_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -129,6 +139,7 @@ void cli_tables_init(cli_tables *t, qs_metric m, int threads)
     robot_model_init(&t->model);
     robot_profile_builtin("default", &t->profile);
     t->objective = ROBOT_OBJ_MOVES;
+    t->optimal_size = QTAB_OPTIMAL_LARGE;
 }
 
 int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
@@ -218,6 +229,9 @@ const qs_tables *cli_tables_get(cli_tables *t)
         qtab_options_default(&o);
         o.threads = t->threads;
         o.cancel = &cli_cancel;
+        /* Only an optimal solve needs the large table: others would pay
+         * its 845 MB for nothing. */
+        o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;
         double start = cli_now_ms();
         t->rc = qtab_open(t->metric, &o, &t->set);
         t->load_ms = cli_now_ms() - start;
@@ -253,16 +267,16 @@ static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
     fflush(stderr);
 }
 
-static int solve_optimal(const qs_tables *tables, const qs_cube *cube,
-                         const qs_options *o, int max_out, cli_result *r,
-                         int *n)
+static int solve_optimal(const cli_tables *t, const qs_tables *tables,
+                         const qs_cube *cube, const qs_options *o,
+                         int max_out, cli_result *r, int *n)
 {
     qs_optimal_options oo;
     qs_optimal_options_default(&oo);
     oo.threads = o->threads;
     oo.cancel = o->cancel;
     oo.max_len = o->max_len;
-    oo.on_depth = depth_line;
+    oo.on_depth = t->optimal_quiet ? NULL : depth_line;
     return qs_solve_optimal(tables, cube, &oo, r->sol, max_out, n,
                             &r->stats);
 }
@@ -312,7 +326,7 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
     int n = 0, robot = t->metric == QS_METRIC_ROBOT;
     double start = cli_now_ms();
     if (t->optimal)
-        rc = solve_optimal(tables, &cube, o, max_out, r, &n);
+        rc = solve_optimal(t, tables, &cube, o, max_out, r, &n);
     else if (robot)
         rc = solve_robot(t, tables, &cube, o, max_out, r, &n, detail,
                          sizeof detail);

@@ -132,6 +132,8 @@ int cmd_solve(int argc, char **argv)
             json = 1;
         } else if (strcmp(a, "--optimal") == 0) {
             t.optimal = 1;
+        } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
+            t.optimal_size = cli_parse_optimal_size("--table-size", v);
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {

@@ -23,6 +23,8 @@ static void print_report(void *ctx, const qtab_blob_report *r)
     int verify = rc->verify;
     rc->reports++;
     const char *status = r->status == QTAB_OK ? "ok" : qtab_errcode(r->status);
+    if (!r->present && r->expected.optional)
+        status = "optional,absent";
     printf("%-14s %-16s %12llu bytes", r->name, status,
            (unsigned long long)r->expected.bytes);
     if (verify)
@@ -37,6 +39,7 @@ int cmd_tables(int argc, char **argv)
 {
     const char *action = NULL, *v;
     int all = 1, threads = 0, force = 0;
+    qtab_optimal_size optimal = QTAB_OPTIMAL_SMALL;
     qs_metric metric = QS_METRIC_HTM;
 
     for (int i = 1; i < argc; i++) {
@@ -47,6 +50,8 @@ int cmd_tables(int argc, char **argv)
                 metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
             threads = (int)cli_parse_long("--threads", v, 1, 1024);
+        } else if (cli_opt(argc, argv, &i, "--optimal", &v)) {
+            optimal = cli_parse_optimal_size("--optimal", v);
         } else if (strcmp(a, "--force") == 0) {
             force = 1;
         } else if (a[0] == '-') {
@@ -80,6 +85,7 @@ int cmd_tables(int argc, char **argv)
             qtab_options_default(&o);
             o.threads = threads;
             o.cancel = &cli_cancel;
+            o.optimal = optimal;
             if (force) {
                 rc = qtab_generate((qs_metric)m, &o, &st);
             } else {

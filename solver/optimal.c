@@ -33,7 +33,9 @@ enum {
  * final solved test need. */
 typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
-    uint16_t corners, uedges, dedges;
+    uint16_t corners;
+    uint8_t dist[N_AXES]; /* with the large table: its exact distance along
+                             each axis (entries hold it modulo 3) */
 } onode;
 
 /* A node's pruning entries: one phase-1 entry and its symmetry per axis. */
@@ -50,13 +52,14 @@ typedef struct {
 typedef struct {
     const qs_tables *t;
     const qs_optimal_options *o;
+    int large;                /* search with the large table */
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
     uint8_t conj[N_AXES][QS_MOVE_COUNT];
     /* a mask of axis r's moves, 8 bits at a time, as the cube's moves */
     uint64_t to_cube[N_AXES][3][256];
-    uint16_t slice_solved, uedges_solved, dedges_solved;
+    uint16_t slice_solved;
     uint64_t start_ns;
 
     int depth;                /* the total length being searched */
@@ -105,8 +108,6 @@ static void apply(const shared *sh, const onode *n, int m, onode *out)
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
-    out->uedges = move_row(t, t->edge4_move[1], n->uedges)[m];
-    out->dedges = move_row(t, t->edge4_move[2], n->dedges)[m];
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -147,11 +148,104 @@ static int lookup(const qs_tables *t, const onode *n, oentry *en)
     return h;
 }
 
+/* The middle slices of the three axes hold all twelve edges, so with each
+ * slice's edges home in order, no flip, no twist and the corners home the
+ * cube is solved. */
 static int is_solved(const shared *sh, const onode *n)
 {
     return n->corners == 0 && n->twist[0] == 0 && n->flip[0] == 0 &&
            n->slice[0] == sh->slice_solved &&
-           n->uedges == sh->uedges_solved && n->dedges == sh->dedges_solved;
+           n->slice[1] == sh->slice_solved && n->slice[2] == sh->slice_solved;
+}
+
+/* ---- with the large table */
+
+/* The large table's index of node n seen along axis r. */
+static inline uint64_t large_index(const qs_tables *t, const onode *n, int r)
+{
+    uint32_t cs = t->fs_packed[fs_index(n, r)];
+    int s = (int)(cs & 15);
+    return ((uint64_t)(cs >> 4) * N_SLICE2 +
+            t->slice_conj[n->slice[r]][s] % 24) * N_TWIST +
+           t->twist_conj[n->twist[r]][s];
+}
+
+/* A unit-cost move changes the distance by -1, 0 or +1, which the child's
+ * value modulo 3 tells apart. */
+static inline int next_dist(int parent, int value)
+{
+    int delta = (value - parent % 3 + 3) % 3;
+    return delta == 2 ? parent - 1 : parent + delta;
+}
+
+static inline int axis_at_goal(const shared *sh, const onode *n, int r)
+{
+    return n->flip[r] == 0 && n->twist[r] == 0 &&
+           n->slice[r] == sh->slice_solved;
+}
+
+/* The large table's distances of the child of n by move m (n's own are
+ * known). A move of cost 2 (a half turn in QTM) can change a distance by
+ * two, so it is taken as two quarter turns. */
+static void large_dists(const shared *sh, const onode *n, int m, onode *kid)
+{
+    const qs_tables *t = sh->t;
+    if (t->cost[m] == 1) {
+        for (int r = 0; r < N_AXES; r++)
+            kid->dist[r] = (uint8_t)next_dist(
+                n->dist[r], opt_large_value(t->opt_large,
+                                            large_index(t, kid, r)));
+        return;
+    }
+    onode mid;
+    apply(sh, n, m - 1, &mid); /* the quarter turn of the same face */
+    for (int r = 0; r < N_AXES; r++) {
+        int d = next_dist(n->dist[r],
+                          opt_large_value(t->opt_large,
+                                          large_index(t, &mid, r)));
+        kid->dist[r] = (uint8_t)next_dist(
+            d, opt_large_value(t->opt_large, large_index(t, kid, r)));
+    }
+}
+
+static inline int large_bound(const onode *n)
+{
+    int h = n->dist[0];
+    if (n->dist[1] > h)
+        h = n->dist[1];
+    if (n->dist[2] > h)
+        h = n->dist[2];
+    return h;
+}
+
+/* The exact distances of the root: walk down, one move at a time, to a
+ * neighbour one closer (value one less modulo 3) until the goal. */
+static int large_root(shared *sh, onode *root)
+{
+    const qs_tables *t = sh->t;
+    for (int r = 0; r < N_AXES; r++) {
+        onode n = *root;
+        int d = 0;
+        while (!axis_at_goal(sh, &n, r)) {
+            int v = opt_large_value(t->opt_large, large_index(t, &n, r));
+            int stepped = 0;
+            for (int m = 0; m < t->n_moves && !stepped; m++) {
+                if (t->cost[m] != 1)
+                    continue;
+                onode kid;
+                apply(sh, &n, m, &kid);
+                if (opt_large_value(t->opt_large, large_index(t, &kid, r)) ==
+                    (v + 2) % 3) {
+                    n = kid;
+                    stepped = 1;
+                }
+            }
+            if (!stepped || ++d > 3 * QS_MAX_MOVES)
+                return QS_ERR_TABLES; /* inconsistent table */
+        }
+        root->dist[r] = (uint8_t)d;
+    }
+    return QS_OK;
 }
 
 /* The moves of a node with `togo` still to go whose children may still be
@@ -252,6 +346,122 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
     }
 }
 
+/* dfs() with the large table: n's distances are known and within the
+ * bound, en holds its phase-1 entries. The phase-1 entries name the moves
+ * worth making without reading any child (a child can only be within the
+ * bound if its distance to the phase-2 group is). The children that pass
+ * are made first and their table bytes prefetched together, so that their
+ * memory reads overlap; so are the phase-1 entries of the children that
+ * pass the large table, read by the next level. */
+static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
+                      int canon, int depth)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    uint64_t moves = usable(sh, en, togo, canon);
+    onode kid[18];
+    uint8_t kmove[18];
+    uint32_t cs[18][N_AXES];
+    uint64_t idx[18][N_AXES];
+    int nk = 0;
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        if (togo < t->cost[m])
+            continue;
+        apply(sh, n, m, &kid[nk]);
+        for (int r = 0; r < N_AXES; r++)
+            __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
+        kmove[nk++] = (uint8_t)m;
+    }
+    for (int k = 0; k < nk; k++) {
+        if (togo == t->cost[kmove[k]])
+            continue;
+        for (int r = 0; r < N_AXES; r++) {
+            const onode *c = &kid[k];
+            uint32_t p = t->fs_packed[fs_index(c, r)];
+            int sym = (int)(p & 15);
+            cs[k][r] = p;
+            idx[k][r] = ((uint64_t)(p >> 4) * N_SLICE2 +
+                         t->slice_conj[c->slice[r]][sym] % 24) * N_TWIST +
+                        t->twist_conj[c->twist[r]][sym];
+            __builtin_prefetch(&t->opt_large[idx[k][r] >> 2]);
+        }
+    }
+    /* Keep the children within the bound, in order. */
+    int keep = 0;
+    for (int k = 0; k < nk; k++) {
+        int m = kmove[k], rest = togo - t->cost[m];
+        onode *c = &kid[k];
+        if (rest == 0) {
+            if (is_solved(sh, c)) {
+                w->path[depth] = (qs_move)m;
+                record(w, depth + 1);
+            }
+            continue;
+        }
+        if (t->cost[m] == 1) {
+            int far = 0;
+            for (int r = 0; r < N_AXES && !far; r++) {
+                int d = next_dist(n->dist[r],
+                                  opt_large_value(t->opt_large, idx[k][r]));
+                c->dist[r] = (uint8_t)d;
+                far = d > rest;
+            }
+            if (far)
+                continue;
+        } else {
+            large_dists(sh, n, m, c);
+            if (large_bound(c) > rest)
+                continue;
+        }
+        if (corner_dist(t, corner_index(t, c)) > rest)
+            continue;
+        for (int r = 0; r < N_AXES; r++) {
+            uint32_t p = cs[k][r];
+            idx[k][r] = (uint64_t)(p >> 4) * N_TWIST +
+                        t->twist_conj[c->twist[r]][p & 15];
+            __builtin_prefetch((const char *)t->phase1 + idx[k][r] * 4);
+        }
+        if (keep != k) {
+            kid[keep] = *c;
+            kmove[keep] = (uint8_t)m;
+            memcpy(cs[keep], cs[k], sizeof cs[k]);
+            memcpy(idx[keep], idx[k], sizeof idx[k]);
+        }
+        keep++;
+    }
+    for (int k = 0; k < keep && !w->halt; k++) {
+        int m = kmove[k];
+        oentry ke;
+        for (int r = 0; r < N_AXES; r++) {
+            ke.sym[r] = (uint8_t)(cs[k][r] & 15);
+            ke.e[r] = phase1_entry(t, idx[k][r]);
+        }
+        w->path[depth] = (qs_move)m;
+        dfs_large(w, &kid[k], &ke, togo - t->cost[m], t->canon_next[m],
+                  depth + 1);
+    }
+}
+
+/* The child of n by move m and its lower bound; its phase-1 entries go to
+ * *ke and, with the large table, its distances into the child. */
+static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
+                       oentry *ke)
+{
+    const qs_tables *t = sh->t;
+    apply(sh, n, m, kid);
+    int h = lookup(t, kid, ke);
+    if (sh->large) {
+        large_dists(sh, n, m, kid);
+        if (large_bound(kid) > h)
+            h = large_bound(kid);
+    }
+    return h;
+}
+
 /* Lists the jobs of the current depth: the canonical sequences of PREFIX
  * moves (or fewer, when they use up the length) that pass the bound. */
 static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
@@ -281,8 +491,7 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
             continue;
         onode kid;
         oentry ke;
-        apply(sh, n, m, &kid);
-        if (lookup(t, &kid, &ke) > rest)
+        if (child_bound(sh, n, m, &kid, &ke) > rest)
             continue;
         path[depth] = (qs_move)m;
         int err = add_jobs(sh, &kid, &ke, rest, t->canon_next[m], path,
@@ -310,6 +519,8 @@ static void *worker_main(void *arg)
         for (int k = 0; k < j->n; k++) {
             onode next;
             apply(sh, &n, j->moves[k], &next);
+            if (sh->large)
+                large_dists(sh, &n, j->moves[k], &next);
             n = next;
             togo -= t->cost[j->moves[k]];
             canon = t->canon_next[j->moves[k]];
@@ -322,7 +533,10 @@ static void *worker_main(void *arg)
         }
         oentry en;
         lookup(t, &n, &en);
-        dfs(w, &n, &en, togo, canon, j->n);
+        if (sh->large)
+            dfs_large(w, &n, &en, togo, canon, j->n);
+        else
+            dfs(w, &n, &en, togo, canon, j->n);
     }
     return NULL;
 }
@@ -334,8 +548,6 @@ static void init_frames(shared *sh, const qs_cube *c)
     sym_cubes(sym);
     qs_cube_solved(&solved);
     sh->slice_solved = (uint16_t)coord_edge4(&solved, 8);
-    sh->uedges_solved = (uint16_t)coord_edge4(&solved, 0);
-    sh->dedges_solved = (uint16_t)coord_edge4(&solved, 4);
     for (int r = 0; r < N_AXES; r++) {
         int s = 16 * r, back = t->sym_inv[s];
         qs_cube tmp, y;
@@ -360,8 +572,6 @@ static void init_frames(shared *sh, const qs_cube *c)
             }
     }
     sh->root.corners = (uint16_t)coord_corners(c);
-    sh->root.uedges = (uint16_t)coord_edge4(c, 0);
-    sh->root.dedges = (uint16_t)coord_edge4(c, 4);
 }
 
 static int run_depth(shared *sh, worker *workers, pthread_t *tid)
@@ -434,10 +644,20 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         workers[i].sh = sh;
         workers[i].t = t;
     }
+    sh->large = t->opt_large != NULL;
     init_frames(sh, c);
 
     oentry en;
-    int depth = lookup(t, &sh->root, &en), proven = depth - 1;
+    int depth = lookup(t, &sh->root, &en), proven = -1;
+    if (sh->large) {
+        err = large_root(sh, &sh->root);
+        if (err)
+            goto done;
+        int h = large_bound(&sh->root);
+        if (h > depth)
+            depth = h;
+    }
+    proven = depth - 1;
     /* In QTM every quarter turn is an odd corner permutation and a half
      * turn an even one, so every solution has the corners' parity. */
     int step = t->parity_step;
@@ -465,6 +685,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         }
         proven = depth;
     }
+done:
     *n_out = sh->n_out;
     if (stats) {
         stats->phase1_nodes = sh->nodes;

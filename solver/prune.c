@@ -573,12 +573,227 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
     return err;
 }
 
+/* ---- the optimal solver's large table (BLOB_OPT_LARGE)
+ *
+ * A breadth-first search of its own rather than bfs(): at 3.4e9 entries
+ * a byte per entry would need 3.4 GB, while the 2-bit entries themselves
+ * (value 3 = not reached) are enough to run it, so generation needs no
+ * more memory than the table. The entries of one (class, order) block are
+ * its 2,187 twists: a move sends the whole block to one block (the child's
+ * class, symmetry and order depend on the flipslice and order only), so the
+ * flipslice work is done once per block and move and the twist loop writes
+ * within 550 bytes. Only unit-cost moves are expanded: in QTM a half turn
+ * is two quarter turns. */
+
+enum { LARGE_CHUNK = 64 }; /* blocks per unit of work */
+#define N_LARGE_BLOCKS ((uint64_t)N_FS_CLASS * N_SLICE2)
+
+typedef struct {
+    const qs_tables *t;
+    uint8_t *tab;
+    int level;     /* forward: entries at this level settle level + 1;
+                      backward: unreached entries look for level - 1 */
+    int backward;
+    int n_unit;    /* unit-cost moves */
+    uint8_t unit[QS_MOVE_COUNT];
+    atomic_uint_fast64_t next_chunk;
+    atomic_uint_fast64_t settled;
+    bfs_job *job;  /* cancel flag and progress */
+    double shown, from, to; /* progress: this pass moves it from..to */
+} large_job;
+
+/* Sets entry i to v if it is still unreached; nonzero if this call did. */
+static int settle(uint8_t *tab, uint64_t i, int v)
+{
+    int shift = (int)(i & 3) * 2;
+    uint8_t *p = &tab[i >> 2];
+    if ((__atomic_load_n(p, __ATOMIC_RELAXED) >> shift & 3) != 3)
+        return 0;
+    /* Clearing bits turns 3 into v; a thread racing on the same entry in
+     * the same pass writes the same v, so the AND cannot mix values. */
+    uint8_t old = __atomic_fetch_and(p, (uint8_t)~((3 ^ v) << shift),
+                                     __ATOMIC_RELAXED);
+    return (old >> shift & 3) == 3;
+}
+
+static inline int large_value(const uint8_t *tab, uint64_t i)
+{
+    return __atomic_load_n(&tab[i >> 2], __ATOMIC_RELAXED) >>
+               ((i & 3) * 2) & 3;
+}
+
+/* The block a move sends block (cls, order) to, and the symmetry that
+ * takes the child into its class representative's frame. */
+static uint64_t large_child_block(const qs_tables *t, int cls, int order,
+                                  int m, int *sym)
+{
+    uint32_t fs = t->fs_rep[cls];
+    int ss = (int)(fs / N_FLIP) * 24 + order;
+    int ss2 = move_row(t, t->edge4_move[0], ss)[m];
+    int flip2 = move_row(t, t->flip_move, fs % N_FLIP)[m];
+    uint32_t packed = t->fs_packed[ss2 / 24 * N_FLIP + flip2];
+    *sym = (int)(packed & 15);
+    return (uint64_t)(packed >> 4) * N_SLICE2 + t->slice_conj[ss2][*sym] % 24;
+}
+
+/* Settles entry (block, twist) and the entries its class's own
+ * symmetries make the same cube; returns how many it settled. */
+static uint64_t settle_all(const qs_tables *t, uint8_t *tab, uint64_t block,
+                           int twist, int v)
+{
+    uint64_t n = (uint64_t)settle(tab, block * N_TWIST + (uint64_t)twist, v);
+    int cls = (int)(block / N_SLICE2), order = (int)(block % N_SLICE2);
+    unsigned self = t->fs_selfsym[cls] & ~1u;
+    if (n && self) {
+        int ss = (int)(t->fs_rep[cls] / N_FLIP) * 24 + order;
+        for (int s = 1; s < N_SYM; s++)
+            if (self >> s & 1)
+                n += (uint64_t)settle(
+                    tab,
+                    ((uint64_t)cls * N_SLICE2 + t->slice_conj[ss][s] % 24) *
+                            N_TWIST +
+                        t->twist_conj[twist][s],
+                    v);
+    }
+    return n;
+}
+
+static void large_progress(large_job *lj, uint64_t chunk, uint64_t chunks)
+{
+    bfs_job *job = lj->job;
+    if (!job->progress || chunk % 256)
+        return;
+    double f = lj->from + (lj->to - lj->from) * (double)chunk / (double)chunks;
+    pthread_mutex_lock(&job->progress_lock);
+    if (f > lj->shown) {
+        lj->shown = f;
+        job->progress(job->progress_ctx, f);
+    }
+    pthread_mutex_unlock(&job->progress_lock);
+}
+
+static void *large_worker(void *arg)
+{
+    large_job *lj = arg;
+    const qs_tables *t = lj->t;
+    uint8_t *tab = lj->tab;
+    const int here = lj->level % 3;
+    const int prev = (lj->level + 2) % 3, next = (lj->level + 1) % 3;
+    const uint64_t chunks = (N_LARGE_BLOCKS + LARGE_CHUNK - 1) / LARGE_CHUNK;
+    uint16_t tw[N_TWIST];
+    uint64_t child[QS_MOVE_COUNT];
+    int csym[QS_MOVE_COUNT];
+    uint64_t count = 0;
+
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add(&lj->next_chunk, 1);
+        if (chunk >= chunks || cancelled(lj->job))
+            break;
+        uint64_t end = (chunk + 1) * LARGE_CHUNK;
+        if (end > N_LARGE_BLOCKS)
+            end = N_LARGE_BLOCKS;
+        for (uint64_t b = chunk * LARGE_CHUNK; b < end; b++) {
+            uint64_t base = b * N_TWIST;
+            int want = lj->backward ? 3 : here, n = 0;
+            for (int w = 0; w < N_TWIST; w++)
+                if (large_value(tab, base + (uint64_t)w) == want)
+                    tw[n++] = (uint16_t)w;
+            if (n == 0)
+                continue;
+            int cls = (int)(b / N_SLICE2), order = (int)(b % N_SLICE2);
+            for (int k = 0; k < lj->n_unit; k++)
+                child[k] = large_child_block(t, cls, order, lj->unit[k],
+                                             &csym[k]);
+            if (!lj->backward) {
+                for (int k = 0; k < lj->n_unit; k++) {
+                    int m = lj->unit[k], s = csym[k];
+                    for (int j = 0; j < n; j++) {
+                        int w2 = t->twist_conj[move_row(t, t->twist_move,
+                                                        tw[j])[m]][s];
+                        if (large_value(tab, child[k] * N_TWIST +
+                                                 (uint64_t)w2) == 3)
+                            count += settle_all(t, tab, child[k], w2, next);
+                    }
+                }
+                continue;
+            }
+            /* Unreached entries are at level or beyond; one neighbour at
+             * level - 1 puts them at level. Nobody else writes them in
+             * this pass, and level - 1 differs from level modulo 3. */
+            for (int j = 0; j < n; j++) {
+                const uint16_t *row = move_row(t, t->twist_move, tw[j]);
+                for (int k = 0; k < lj->n_unit; k++) {
+                    int w2 = t->twist_conj[row[lj->unit[k]]][csym[k]];
+                    if (large_value(tab, child[k] * N_TWIST + (uint64_t)w2) ==
+                        prev) {
+                        count += (uint64_t)settle(tab, base + tw[j], here);
+                        break;
+                    }
+                }
+            }
+        }
+        large_progress(lj, chunk, chunks);
+    }
+    atomic_fetch_add(&lj->settled, count);
+    return NULL;
+}
+
+static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
+                              bfs_job *job)
+{
+    large_job lj;
+    memset(&lj, 0, sizeof lj);
+    lj.t = t;
+    lj.tab = tab;
+    lj.job = job;
+    for (int m = 0; m < t->n_moves; m++)
+        if (t->cost[m] == 1)
+            lj.unit[lj.n_unit++] = (uint8_t)m;
+    memset(tab, 0xff, N_OPT_LARGE / 4);
+
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    int ss = coord_edge4(&solved, 8);
+    uint32_t packed = t->fs_packed[ss / 24 * N_FLIP];
+    int s = (int)(packed & 15);
+    uint64_t goal = (uint64_t)(packed >> 4) * N_SLICE2 +
+                    t->slice_conj[ss][s] % 24;
+    uint64_t reached = settle_all(t, tab, goal, 0, 0), frontier = reached;
+
+    for (int d = 0; reached < N_OPT_LARGE; d++) {
+        if (d >= 3 * 10) /* far beyond any distance of this coordinate */
+            return QS_ERR_TABLES;
+        uint64_t unreached = N_OPT_LARGE - reached;
+        /* As bfs(): expand the frontier while it is small, then let the
+         * unreached entries look for a neighbour. Forward passes also
+         * re-expand entries three, six ... levels back (same two bits),
+         * which is cheap while the levels grow tenfold. */
+        lj.backward = frontier > unreached / 8;
+        lj.level = lj.backward ? d + 1 : d;
+        lj.from = (double)reached / (double)N_OPT_LARGE;
+        lj.to = lj.backward ? 1.0 : (double)(reached + 13 * frontier) /
+                                     (double)N_OPT_LARGE;
+        if (lj.to > 1.0)
+            lj.to = 1.0;
+        atomic_store(&lj.next_chunk, 0);
+        atomic_store(&lj.settled, 0);
+        run_threads(threads, large_worker, &lj);
+        if (cancelled(job))
+            return QS_ERR_CANCELLED;
+        frontier = atomic_load(&lj.settled);
+        if (frontier == 0)
+            return QS_ERR_TABLES; /* some entry unreachable: a bug */
+        reached += frontier;
+    }
+    return QS_OK;
+}
+
 int qs_blob_count(qs_metric m)
 {
     if ((int)m < 0 || m >= QS_METRIC_COUNT)
         return QS_ERR_ARGUMENT;
     /* The optimal solver's corner table exists where it is searched. */
-    return m == QS_METRIC_HTM || m == QS_METRIC_QTM ? BLOB_COUNT + 1
+    return m == QS_METRIC_HTM || m == QS_METRIC_QTM ? BLOB_COUNT + 2
                                                      : BLOB_COUNT;
 }
 
@@ -586,6 +801,7 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
 {
     if ((int)m < 0 || m >= QS_METRIC_COUNT || !info)
         return QS_ERR_ARGUMENT;
+    memset(info, 0, sizeof *info);
     int axial = m == QS_METRIC_AXHT || m == QS_METRIC_AXQT;
     if (m == QS_METRIC_ROBOT) {
         if (i != BLOB_PHASE1 && i != BLOB_PHASE2)
@@ -623,6 +839,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->entries = N_CORNERS_OPT;
         info->bytes = N_CORNERS_OPT / 2;
         return QS_OK;
+    case BLOB_OPT_LARGE:
+        if (m != QS_METRIC_HTM && m != QS_METRIC_QTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "optimal";
+        info->kind = 21;
+        info->entries = N_OPT_LARGE;
+        info->bytes = N_OPT_LARGE / 4; /* N_TWIST * 24 * classes: even */
+        info->optional = 1;
+        return QS_OK;
     default:
         return QS_ERR_ARGUMENT;
     }
@@ -654,8 +879,10 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
             err = generate_phase1(t, buf, threads, &job);
         else if (i == BLOB_PHASE2)
             err = generate_phase2(t, buf, threads, &job);
-        else
+        else if (i == BLOB_CORNERS)
             err = generate_corners(t, buf, threads, &job);
+        else
+            err = generate_opt_large(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);
         if (!err && progress)
             progress(progress_ctx, 1.0);

@@ -95,6 +95,24 @@ enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
 enum { BLOB_CORNERS = 2 };
 #define N_CORNERS_OPT ((uint64_t)N_CORNER_CLASS * N_TWIST)
 
+/* The optimal solver's large table (HTM and QTM, optional blob index
+ * BLOB_OPT_LARGE): for every flipslice class, every order of the four
+ * slice edges and every twist (both seen in the class representative's
+ * frame), the exact distance to "edges oriented, corners oriented, slice
+ * edges home in order" modulo 3, two bits per entry (3 = not reached, only
+ * while generating). A search that knows a node's exact distance learns
+ * each child's from two bits, since a move changes it by at most one
+ * (Kociemba's optimal solver uses the same coordinate and encoding).
+ * Index: (class * 24 + order) * N_TWIST + twist, four entries per byte,
+ * the first in the low bits. */
+enum { BLOB_OPT_LARGE = 3 };
+#define N_OPT_LARGE ((uint64_t)N_FS_CLASS * N_SLICE2 * N_TWIST)
+
+static inline int opt_large_value(const uint8_t *tab, uint64_t i)
+{
+    return tab[i >> 2] >> ((i & 3) * 2) & 3;
+}
+
 /* Robot-metric blobs, in robot moves (turns and tilts; the gripper
  * regrips are left to the search):
  * rphase1: one uint16_t per phase-1 entry (flipslice class, twist); nibble
@@ -155,6 +173,7 @@ struct qs_tables {
     uint16_t *corner_rep;      /* [N_CORNER_CLASS] */
     uint16_t *corner_selfsym;
     uint16_t (*udedges_conj)[N_SYM];
+    uint16_t (*slice_conj)[N_SYM]; /* [N_EDGE4] slice edges, S x S^-1 */
     /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
      * time, turned into the mask of the cube that symmetry s maps onto it */
     uint64_t (*remap)[6][256];

@@ -182,9 +182,10 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
                      qs_progress_fn progress, void *progress_ctx,
                      const atomic_int *cancel);
 
-/* Builds a table set for metric m over the given blobs (blobs[i] of the
- * size qs_blob_describe gives). The blobs are not copied and must outlive
- * the table set. */
+/* Builds a table set for metric m over the given blobs (qs_blob_count(m)
+ * pointers; blobs[i] of the size qs_blob_describe gives, NULL allowed for
+ * optional blobs). The blobs are not copied and must outlive the table
+ * set. */
 int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out);
 void qs_tables_free(qs_tables *t);
 qs_metric qs_tables_metric(const qs_tables *t);

@@ -314,11 +314,12 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
     t->corner_rep = carve(t, sizeof *t->corner_rep * N_CORNER_CLASS);
     t->corner_selfsym = carve(t, sizeof *t->corner_selfsym * N_CORNER_CLASS);
     t->udedges_conj = carve(t, sizeof *t->udedges_conj * N_PERM8);
+    t->slice_conj = carve(t, sizeof *t->slice_conj * N_EDGE4);
     t->remap = carve(t, sizeof *t->remap * N_SYM);
     t->flag_remap = carve(t, sizeof *t->flag_remap * N_SYM);
     if (!t->fs_class || !t->fs_sym || !t->fs_packed || !t->fs_rep || !t->fs_selfsym ||
         !t->twist_conj || !t->corner_class || !t->corner_sym ||
-        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->remap ||
+        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->slice_conj || !t->remap ||
         !t->flag_remap)
         return QS_ERR_NOMEM;
     int err = classify(t, sym, N_FLIPSLICE, set_flipslice, get_flipslice,
@@ -349,6 +350,15 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
             t->udedges_conj[x][s] = (uint16_t)coord_udedges(&d);
+        }
+    }
+    for (int x = 0; x < N_EDGE4; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        coord_set_edge4(&c, 8, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            t->slice_conj[x][s] = (uint16_t)coord_edge4(&d, 8);
         }
     }
     /* Bit b of a representative's mask is about move b of the
@@ -463,8 +473,10 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
     } else {
         t->phase1 = blobs[BLOB_PHASE1];
         t->phase2 = blobs[BLOB_PHASE2];
-        if (m == QS_METRIC_HTM || m == QS_METRIC_QTM)
+        if (m == QS_METRIC_HTM || m == QS_METRIC_QTM) {
             t->opt_corners = blobs[BLOB_CORNERS];
+            t->opt_large = blobs[BLOB_OPT_LARGE]; /* optional: may be NULL */
+        }
     }
     *out = t;
     return QS_OK;

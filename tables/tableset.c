@@ -259,6 +259,8 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
                 i, qs_metric_name(m));
             goto fail;
         }
+        if (b.info.optional && o.optimal != QTAB_OPTIMAL_LARGE)
+            continue;
         s->stats.bytes += b.info.bytes;
 
         double t0 = qtab_now();
@@ -300,6 +302,7 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         say(&o, QTAB_LOG_INFO, "generating %s ... done in %.1f s", b.name, dt);
     }
 
+    s->stats.blobs = s->stats.loaded + s->stats.generated;
     rc = qs_tables_create(m, blobs, &s->tables);
     if (rc != QS_OK) {
         say(&o, QTAB_LOG_ERROR, "tables: cannot build the %s table set: %s",
@@ -379,6 +382,8 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
                 i, qs_metric_name(m));
             break;
         }
+        if (b.info.optional && o.optimal != QTAB_OPTIMAL_LARGE)
+            continue;
         st.bytes += b.info.bytes;
         double t0 = qtab_now();
         void *data;
@@ -397,6 +402,7 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
         st.generate_seconds += dt;
         say(&o, QTAB_LOG_INFO, "generating %s ... done in %.1f s", b.name, dt);
     }
+    st.blobs = st.generated;
     if (stats != NULL)
         *stats = st;
     return rc;
@@ -441,7 +447,8 @@ static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
         r.seconds = qtab_now() - t0;
         r.present = rc != QTAB_ERR_NOT_FOUND;
         r.status = rc;
-        if (first == QTAB_OK)
+        /* An optional blob nobody generated is not a fault of the set. */
+        if (first == QTAB_OK && (r.present || !b.info.optional))
             first = rc;
         if (report != NULL)
             report(ctx, &r);

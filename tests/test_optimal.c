@@ -17,14 +17,20 @@
 #include <unistd.h>
 
 static qtab_set *sets[2];
+/* `test_optimal large` runs every test with the large table (ctest
+ * test_optimal_large), `test_optimal` with the small tables. */
+static qtab_optimal_size table_size = QTAB_OPTIMAL_SMALL;
 
 static const char *superflip =
     "UBULURUFURURFRBRDRFUFLFRFDFDFDLDRDBDLULBLFLDLBUBRBLBDB";
 
 static const qs_tables *tables(qs_metric m)
 {
-    if (!sets[m])
-        sets[m] = test_open_tables(m);
+    if (!sets[m]) {
+        sets[m] = test_open_tables_sized(m, table_size);
+        assert_int_equal(qs_tables_optimal_large(qtab_set_tables(sets[m])),
+                         table_size == QTAB_OPTIMAL_LARGE);
+    }
     return qtab_set_tables(sets[m]);
 }
 
@@ -452,8 +458,10 @@ static void test_arguments(void **state)
     qs_tables_free(ax);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "large") == 0)
+        table_size = QTAB_OPTIMAL_LARGE;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_solved),

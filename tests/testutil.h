@@ -48,6 +48,23 @@ static inline int test_read_bench(const char *file, char (*lines)[55], int max)
 }
 
 /* Opens (loading or, if missing, generating) the tables of metric m. */
+/* Opens the table set of metric m, with the optimal solver's large table
+ * when size is QTAB_OPTIMAL_LARGE (generated on first use). */
+static inline qtab_set *test_open_tables_sized(qs_metric m,
+                                               qtab_optimal_size size)
+{
+    qtab_options o;
+    qtab_options_default(&o);
+    o.optimal = size;
+    o.quiet = 1;
+    o.progress = 0;
+    qtab_set *set = NULL;
+    int rc = qtab_open(m, &o, &set);
+    if (rc != QTAB_OK)
+        fail_msg("tables for %s: %s", qs_metric_name(m), qtab_strerror(rc));
+    return set;
+}
+
 static inline qtab_set *test_open_tables(qs_metric m)
 {
     qtab_options o;
