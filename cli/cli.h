@@ -55,6 +55,11 @@ int cli_opt(int argc, char **argv, int *i, const char *name,
 long cli_parse_long(const char *opt, const char *s, long min, long max);
 /* Parses a metric name or exits with a usage error. */
 qs_metric cli_parse_metric(const char *opt, const char *s);
+/* Formats moves as qs_moves_format does, but writes two successive turns
+ * of opposite faces (which commute, so the optimal search lists them in
+ * one order only) as one parenthesised pair, "(U D')"; the result parses
+ * back to the same cube. */
+void cli_format_pairs(const qs_move *moves, int n, char *out, size_t len);
 /* Parses an optimal-table size (small or large) or exits with a usage
  * error. */
 qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s);
@@ -108,6 +113,10 @@ typedef struct {
     int optimal;
     qtab_optimal_size optimal_size; /* --table-size: tables it opens */
     int optimal_quiet;  /* no per-length progress lines (bench) */
+    int optimal_all;    /* --all: every optimal solution */
+    int optimal_stream; /* print each optimal solution as found, one line
+                           each, commuting opposite-face pairs in
+                           parentheses (text output of --all) */
 } cli_tables;
 
 /* Sets up t for metric m with the "default" profile and the fewest-moves

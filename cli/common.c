@@ -267,6 +267,40 @@ static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
     fflush(stderr);
 }
 
+void cli_format_pairs(const qs_move *moves, int n, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char a[16], b[16];
+        /* Faces 0..5 are URFDLB: face f and f + 3 are opposite. */
+        int pair = i + 1 < n && moves[i] < 18 && moves[i + 1] < 18 &&
+                   moves[i] / 3 % 3 == moves[i + 1] / 3 % 3 &&
+                   moves[i] / 3 != moves[i + 1] / 3;
+        qs_moves_format(&moves[i], 1, a, sizeof a);
+        if (pair)
+            qs_moves_format(&moves[i + 1], 1, b, sizeof b);
+        int w = pair ? snprintf(out + used, len - used, "%s(%s %s)",
+                                used ? " " : "", a, b)
+                     : snprintf(out + used, len - used, "%s%s",
+                                used ? " " : "", a);
+        if (w < 0 || (size_t)w >= len - used)
+            return; /* truncated: len too small */
+        used += (size_t)w;
+        i += pair;
+    }
+}
+
+/* --all in text mode: each optimal solution on its own line as found. */
+static void stream_solution(void *ctx, const qs_solution *s)
+{
+    (void)ctx;
+    char text[QS_MAX_MOVES * 12];
+    cli_format_pairs(s->moves, s->n, text, sizeof text);
+    puts(text);
+    fflush(stdout);
+}
+
 static int solve_optimal(const cli_tables *t, const qs_tables *tables,
                          const qs_cube *cube, const qs_options *o,
                          int max_out, cli_result *r, int *n)
@@ -277,6 +311,8 @@ static int solve_optimal(const cli_tables *t, const qs_tables *tables,
     oo.cancel = o->cancel;
     oo.max_len = o->max_len;
     oo.on_depth = t->optimal_quiet ? NULL : depth_line;
+    oo.all = t->optimal_all;
+    oo.on_solution = t->optimal_stream ? stream_solution : NULL;
     return qs_solve_optimal(tables, cube, &oo, r->sol, max_out, n,
                             &r->stats);
 }
@@ -323,6 +359,8 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
     int max_out = o->solutions < 1                   ? 1
                   : o->solutions > CLI_MAX_SOLUTIONS ? CLI_MAX_SOLUTIONS
                                                      : o->solutions;
+    if (t->optimal && t->optimal_all)
+        max_out = CLI_MAX_SOLUTIONS; /* kept for --json; text streams all */
     int n = 0, robot = t->metric == QS_METRIC_ROBOT;
     double start = cli_now_ms();
     if (t->optimal)

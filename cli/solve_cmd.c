@@ -74,7 +74,7 @@ static void print_json(const char *in, const cli_tables *t,
     cli_print_json(o);
 }
 
-static void print_text(const cli_result *r)
+static void print_text(const cli_tables *t, const cli_result *r)
 {
     char moves[QS_MAX_MOVES * 8];
     if (r->rc != QS_OK) {
@@ -82,6 +82,8 @@ static void print_text(const cli_result *r)
                r->message);
         return;
     }
+    if (t->optimal_stream)
+        return; /* every solution was printed as it was found */
     qs_moves_format(r->sol[0].moves, r->sol[0].n, moves, sizeof moves);
     puts(moves);
 }
@@ -99,7 +101,7 @@ static int handle(cli_tables *t, struct qsv_client *server, const char *text,
     if (json)
         print_json(text, t, r);
     else
-        print_text(r);
+        print_text(t, r);
     fflush(stdout);
     return r->rc == QS_OK;
 }
@@ -132,6 +134,8 @@ int cmd_solve(int argc, char **argv)
             json = 1;
         } else if (strcmp(a, "--optimal") == 0) {
             t.optimal = 1;
+        } else if (strcmp(a, "--all") == 0) {
+            t.optimal_all = 1;
         } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
             t.optimal_size = cli_parse_optimal_size("--table-size", v);
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
@@ -167,6 +171,9 @@ int cmd_solve(int argc, char **argv)
     }
     if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
         cli_usage_error("solve: --optimal needs --metric htm or qtm");
+    if (t.optimal_all && !t.optimal)
+        cli_usage_error("solve: --all needs --optimal");
+    t.optimal_stream = t.optimal_all && !json;
     if (t.optimal && endpoint)
         cli_usage_error("solve: --optimal is not available with --server");
     if (!t.optimal && o.time_ms == 0 && o.max_len < 0)

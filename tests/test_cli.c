@@ -244,6 +244,67 @@ static void test_tables_info(void **state)
     free(out);
 }
 
+static void count_solution(void *ctx, const qs_solution *s)
+{
+    (void)s;
+    ++*(int *)ctx;
+}
+
+/* solve --optimal --all: one line per optimal solution, each solving the
+ * cube in the optimal length, no two alike, commuting opposite-face pairs
+ * in parentheses, and as many lines as the library's own enumeration. */
+static void test_optimal_all(void **state)
+{
+    (void)state;
+    const char *scramble = "U2 D2 F2 B2 L2 R2"; /* six orders of three pairs */
+    qs_move sm[QS_MAX_MOVES];
+    int sn = qs_moves_parse(scramble, sm, QS_MAX_MOVES, NULL, 0);
+    qs_cube cube;
+    qs_cube_solved(&cube);
+    qs_cube_apply_moves(&cube, sm, sn);
+    char facelets[55];
+    qs_cube_to_facelets(&cube, facelets);
+
+    qtab_set *set = test_open_tables(QS_METRIC_HTM);
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.all = 1;
+    int expected = 0, n = 0;
+    o.on_solution = count_solution;
+    o.solution_ctx = &expected;
+    qs_solution first[1];
+    assert_int_equal(qs_solve_optimal(qtab_set_tables(set), &cube, &o, first,
+                                      1, &n, NULL),
+                     QS_OK);
+    qtab_close(set);
+    assert_true(expected > 1);
+
+    char *out, *lines[256], args[256];
+    snprintf(args, sizeof args,
+             "solve --optimal --all --table-size small --scramble \"%s\"",
+             scramble);
+    assert_int_equal(run(args, NULL, &out), 0);
+    int k = lines_of(out, lines, 256);
+    if (k > 0 && lines[k - 1][0] == '\0')
+        k--;
+    assert_int_equal(k, expected);
+    int pairs = 0;
+    for (int i = 0; i < k; i++) {
+        assert_line_solves(facelets, lines[i]);
+        qs_move mv[QS_MAX_MOVES];
+        int mn = qs_moves_parse(lines[i], mv, QS_MAX_MOVES, NULL, 0);
+        assert_int_equal(qs_moves_length(mv, mn, QS_METRIC_HTM), 6);
+        pairs += strchr(lines[i], '(') != NULL;
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(lines[i], lines[j]);
+    }
+    assert_true(pairs > 0);
+    free(out);
+
+    assert_int_not_equal(run("solve --all --scramble R", NULL, &out), 0);
+    free(out);
+}
+
 /* solve --metric robot: cube-frame moves that solve the cube, and in
  * JSON the robot-frame plan, which `evaluate` reproduces exactly. */
 static void test_robot_metric(void **state)
@@ -320,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),
+        cmocka_unit_test(test_optimal_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,19 @@
 static char dir[64];
 
 /* Copies the cached htm tables into a private directory. */
+/* Blobs of the HTM set that qtab_open loads by default (the optional
+ * large optimal table is left out). */
+static int required_blobs(void)
+{
+    int n = 0;
+    for (int i = 0; i < qs_blob_count(QS_METRIC_HTM); i++) {
+        qs_blob_info info;
+        assert_int_equal(qs_blob_describe(QS_METRIC_HTM, i, &info), QS_OK);
+        n += !info.optional;
+    }
+    return n;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -20,7 +33,7 @@ static int setup(void **state)
     snprintf(dir, sizeof dir, "/tmp/qs-tableset.XXXXXX");
     if (!mkdtemp(dir))
         return -1;
-    for (int i = 0; i < qs_blob_count(QS_METRIC_HTM); i++) {
+    for (int i = 0; i < required_blobs(); i++) {
         char from[1024], to[1024], cmd[2200];
         qtab_blob_path(QS_METRIC_HTM, i, NULL, from, sizeof from);
         qtab_blob_path(QS_METRIC_HTM, i, dir, to, sizeof to);
@@ -93,13 +106,53 @@ static void test_damaged_payload(void **state)
     qtab_stats st;
     qtab_set_stats(set, &st);
     assert_int_equal(st.generated, 1); /* only the damaged blob */
-    assert_int_equal(st.loaded, qs_blob_count(QS_METRIC_HTM) - 1);
+    assert_int_equal(st.loaded, required_blobs() - 1);
+    assert_int_equal(st.blobs, required_blobs());
     solve_one(set);
     qtab_close(set);
 
     /* The rebuilt file is sound on the next open. */
     quiet_options(&o, 0);
     assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_close(set);
+}
+
+typedef struct {
+    int reports, optional_absent;
+} info_seen;
+
+static void count_report(void *ctx, const qtab_blob_report *r)
+{
+    info_seen *seen = ctx;
+    seen->reports++;
+    if (r->expected.optional) {
+        assert_false(r->present);
+        assert_int_equal(r->status, QTAB_ERR_NOT_FOUND);
+        seen->optional_absent++;
+    }
+}
+
+/* A set without the optional large optimal table is complete: info says
+ * so, lists that blob as absent, and a default open neither needs nor
+ * generates it. */
+static void test_optional_blob_absent(void **state)
+{
+    (void)state;
+    info_seen seen = {0, 0};
+    assert_int_equal(qtab_info(QS_METRIC_HTM, dir, count_report, &seen),
+                     QTAB_OK);
+    assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
+    assert_int_equal(seen.optional_absent, 1);
+
+    qtab_options o;
+    quiet_options(&o, 0);
+    qtab_set *set = NULL;
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_stats st;
+    qtab_set_stats(set, &st);
+    assert_int_equal(st.generated, 0);
+    assert_int_equal(st.blobs, required_blobs());
+    assert_false(qs_tables_optimal_large(qtab_set_tables(set)));
     qtab_close(set);
 }
 
@@ -133,6 +186,7 @@ static void test_truncated_and_header(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_optional_blob_absent),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
     };
