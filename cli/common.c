@@ -253,6 +253,12 @@ static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
     fflush(stderr);
 }
 
+void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
+                          double elapsed_ms)
+{
+    depth_line(ctx, depth, found, nodes, elapsed_ms);
+}
+
 static int solve_optimal(const qs_tables *tables, const qs_cube *cube,
                          const qs_options *o, int max_out, cli_result *r,
                          int *n)

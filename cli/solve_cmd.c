@@ -165,8 +165,6 @@ int cmd_solve(int argc, char **argv)
     }
     if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
         cli_usage_error("solve: --optimal needs --metric htm or qtm");
-    if (t.optimal && endpoint)
-        cli_usage_error("solve: --optimal is not available with --server");
     if (!t.optimal && o.time_ms == 0 && o.max_len < 0)
         fputs("quadsolve: warning: no time limit and no length limit; the "
               "search may run for a long time\n",
