@@ -153,8 +153,14 @@ typedef struct {
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r);
 
+/* solve --optimal's progress line for one searched length on stderr (a
+ * qs_depth_fn; ctx unused), shared by local and --server solves so that
+ * both print the same lines. */
+void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
+                          double elapsed_ms);
+
 /* --server: solves one input through the daemon client c instead (same
- * fields of t and o; the tables are not opened). */
+ * fields of t and o, t->optimal included; the tables are not opened). */
 struct qsv_client;
 void cli_solve_remote(struct qsv_client *c, const cli_tables *t,
                       const char *input, int is_scramble, const qs_options *o,

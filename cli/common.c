@@ -267,6 +267,12 @@ static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
     fflush(stderr);
 }
 
+void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
+                          double elapsed_ms)
+{
+    depth_line(ctx, depth, found, nodes, elapsed_ms);
+}
+
 void cli_format_pairs(const qs_move *moves, int n, char *out, size_t len)
 {
     size_t used = 0;

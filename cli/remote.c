@@ -33,6 +33,14 @@ static void set_failure(cli_result *r, int rc, const qsv_failure *f)
              f->message[0] ? f->message : qsv_strerror(rc));
 }
 
+/* An optimal solve's progress, printed as a local one prints it. */
+static void on_progress(void *ctx, const qsv_progress *p)
+{
+    if (p->depth >= 0)
+        cli_optimal_progress(ctx, p->depth, p->found, p->nodes,
+                             p->elapsed_ms);
+}
+
 void cli_solve_remote(qsv_client *c, const cli_tables *t, const char *input,
                       int is_scramble, const qs_options *o, cli_result *r)
 {
@@ -62,10 +70,28 @@ void cli_solve_remote(qsv_client *c, const cli_tables *t, const char *input,
                                                      : o->solutions;
     req.profile = t->profile;
     req.objective = t->objective;
+    if (t->optimal) {
+        /* As locally: no time limit, and the first optimal solution (the
+         * protocol refuses time_ms and several solutions without all). */
+        req.optimal = 1;
+        req.time_ms = 0;
+        req.solutions = 1;
+        if (t->optimal_all) {
+            req.all = 1;
+            req.solutions = QSV_MAX_SOLUTIONS;
+        }
+    }
     double start = cli_now_ms();
-    int rc = qsv_client_solve(c, &req, o->cancel, NULL, NULL, &res, &f);
+    int rc = qsv_client_solve(c, &req, o->cancel,
+                              t->optimal ? on_progress : NULL, NULL, &res,
+                              &f);
     if (rc != QSV_OK) {
         set_failure(r, rc, &f);
+        /* A local optimal solve says only this (its search knows no time
+         * limit to name), and --server prints what a local solve prints. */
+        if (t->optimal && rc == QSV_ERR_NOT_FOUND)
+            snprintf(r->message, sizeof r->message, "%s",
+                     qs_strerror(QS_ERR_NOT_FOUND));
         return;
     }
     for (int i = 0; i < res.n && i < CLI_MAX_SOLUTIONS; i++) {
@@ -76,6 +102,13 @@ void cli_solve_remote(qsv_client *c, const cli_tables *t, const char *input,
     }
     r->n = res.n;
     r->stats = res.stats;
+    /* --all's lines, as a local solve streams them (the daemon sends its
+     * first QSV_MAX_SOLUTIONS in one reply, after the search). */
+    for (int i = 0; t->optimal_stream && i < r->n; i++) {
+        char text[QS_MAX_MOVES * 12];
+        cli_format_pairs(r->sol[i].moves, r->sol[i].n, text, sizeof text);
+        puts(text);
+    }
     r->ms = res.solve_ms > 0 ? res.solve_ms : cli_now_ms() - start;
     r->rc = QS_OK;
 }

@@ -174,8 +174,6 @@ int cmd_solve(int argc, char **argv)
     if (t.optimal_all && !t.optimal)
         cli_usage_error("solve: --all needs --optimal");
     t.optimal_stream = t.optimal_all && !json;
-    if (t.optimal && endpoint)
-        cli_usage_error("solve: --optimal is not available with --server");
     if (!t.optimal && o.time_ms == 0 && o.max_len < 0)
         fputs("quadsolve: warning: no time limit and no length limit; the "
               "search may run for a long time\n",

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 
 #include "qsservice.h"
+#include "qtab.h"
 
 typedef enum {
     QSD_LOG_DEBUG = 0,
@@ -31,6 +32,8 @@ typedef struct {
     int workers;               /* solves running at once */
     int queue;                 /* queued solve requests before BUSY */
     const char *tables_dir;    /* NULL: the cache directory */
+    qtab_optimal_size optimal_tables; /* the optimal solver's table size
+                                         for the htm and qtm sets */
     const char *curve_secret;  /* file with the server's secret key */
     const char *curve_clients; /* directory of allowed client public keys */
     /* line mode */

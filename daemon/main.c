@@ -34,6 +34,12 @@ static void usage(FILE *out)
         "  --queue N             queued solves before BUSY (default 256)\n"
         "  --tables DIR          table directory (default: QUADSOLVE_TABLES or\n"
         "                        the cache directory)\n"
+        "  --optimal-tables small|large\n"
+        "                        tables of the optimal solver (requests with\n"
+        "                        \"optimal\": true) in the htm and qtm sets:\n"
+        "                        small (default, no extra memory; a random cube\n"
+        "                        takes minutes) or large (an extra 845 MB table\n"
+        "                        per metric, generated once; much faster)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"
         "  --curve-clients DIR   CURVE: only clients whose public key is in a\n"
         "                        file of DIR may connect\n"
@@ -50,7 +56,10 @@ static void usage(FILE *out)
         "  --objective moves|time\n"
         "\n"
         "On start the first line on stdout is 'listening ENDPOINT'. SIGTERM or\n"
-        "SIGINT stops it gracefully (in-flight requests answered CANCELLED).\n",
+        "SIGINT stops it gracefully (in-flight requests answered CANCELLED).\n"
+        "An optimal solve has no time limit (only its deadline_ms, if given, or a\n"
+        "cancel ends it) and holds a worker while it runs: serve robots and\n"
+        "optimal requests with --workers 2 or more, or from separate daemons.\n",
         out);
 }
 
@@ -169,6 +178,7 @@ int main(int argc, char **argv)
     cfg.workers = 1;
     cfg.queue = 256;
     cfg.tables_dir = NULL;
+    cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
     cfg.line_metric = QS_METRIC_ROBOT;
     cfg.line_time_ms = QSV_DEFAULT_TIME_MS;
     robot_profile_builtin("default", &cfg.line_profile);
@@ -199,6 +209,14 @@ int main(int argc, char **argv)
             cfg.queue = (int)parse_long(a, VALUE(), 1, 100000);
         } else if (strcmp(a, "--tables") == 0) {
             cfg.tables_dir = VALUE();
+        } else if (strcmp(a, "--optimal-tables") == 0) {
+            const char *t = VALUE();
+            if (strcmp(t, "small") == 0)
+                cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
+            else if (strcmp(t, "large") == 0)
+                cfg.optimal_tables = QTAB_OPTIMAL_LARGE;
+            else
+                die("--optimal-tables: '%s' is not small or large", t);
         } else if (strcmp(a, "--curve-secret") == 0) {
             cfg.curve_secret = VALUE();
         } else if (strcmp(a, "--curve-clients") == 0) {

@@ -358,6 +358,9 @@ static void *loader_main(void *arg)
         o.log_ctx = s;
         o.cancel = &s->loader_cancel;
         o.progress = 1;
+        /* Only the optimal solver's metrics have a choice of size. */
+        if (qsv_optimal_supported(m))
+            o.optimal = s->cfg->optimal_tables;
         double t0 = now_ms();
         qsd_log(QSD_LOG_INFO, "loading %s tables", qs_metric_name(m));
         qtab_set *set = NULL;
@@ -369,6 +372,14 @@ static void *loader_main(void *arg)
             s->tables[m] = TABLES_READY;
             qsd_log(QSD_LOG_INFO, "%s tables ready in %.0f ms",
                     qs_metric_name(m), now_ms() - t0);
+            if (qsv_optimal_supported(m) &&
+                s->cfg->optimal_tables == QTAB_OPTIMAL_LARGE &&
+                !qs_tables_optimal_large(qtab_set_tables(set)))
+                qsd_log(QSD_LOG_WARN,
+                        "%s: --optimal-tables large, but the set has no "
+                        "large optimal table; optimal solves use the small "
+                        "bound",
+                        qs_metric_name(m));
         } else {
             s->tables[m] = TABLES_FAILED;
             snprintf(s->table_error[m], sizeof s->table_error[m], "%s",
@@ -388,14 +399,16 @@ static void *loader_main(void *arg)
 
 /* ------------------------------------------------------------ the workers */
 
-static void on_progress(void *ctx, int length)
+/* Called from a search thread: the event goes out through the outbox
+ * like every frame a worker makes. */
+static void on_progress(void *ctx, const qsv_progress *p)
 {
     job *j = ctx;
     server *s = j->srv;
     if (!j->req.progress || j->envelope)
         return;
     post(s, j->identity, j->identity_len, 0,
-         qsv_reply_progress(j->req.id, length, now_ms() - j->started_ms));
+         qsv_reply_progress(j->req.id, p));
 }
 
 /* Runs job j and returns its final reply frame (NULL when out of
@@ -419,12 +432,16 @@ static char *run_job(server *s, job *j, qsv_result *res)
                  qs_metric_name(req.metric), s->table_error[req.metric]);
     } else {
         /* The search's own limit ends at the deadline at the latest;
-         * the main loop cancels it there if it has nothing yet. */
-        int want = qsv_request_time_ms(&req), left = want;
-        if (j->deadline_at > 0)
-            left = (int)(j->deadline_at - now);
-        int cut = left < want; /* the deadline shortened the search */
-        req.time_ms = cut ? (left > 0 ? left : 1) : want;
+         * the main loop cancels it there if it has nothing yet. An
+         * optimal search has no time limit: only that cancel ends it. */
+        int cut = 0; /* the deadline shortened the search */
+        if (!req.optimal) {
+            int want = qsv_request_time_ms(&req), left = want;
+            if (j->deadline_at > 0)
+                left = (int)(j->deadline_at - now);
+            cut = left < want;
+            req.time_ms = cut ? (left > 0 ? left : 1) : want;
+        }
         const qs_tables *t = qtab_set_tables(s->sets[req.metric]);
         rc = qsv_solve(t, &s->model, &req, s->cfg->threads, &j->cancel,
                        on_progress, j, res, &f);
@@ -446,8 +463,8 @@ static char *run_job(server *s, job *j, qsv_result *res)
                 snprintf(f.message, sizeof f.message, "daemon shutting down");
             else if (rc == QSV_ERR_DEADLINE)
                 snprintf(f.message, sizeof f.message,
-                         "no solution within deadline_ms=%d",
-                         j->req.deadline_ms);
+                         "no %ssolution within deadline_ms=%d",
+                         req.optimal ? "optimal " : "", j->req.deadline_ms);
             else
                 snprintf(f.message, sizeof f.message,
                          "cancelled by the client");
@@ -457,9 +474,9 @@ static char *run_job(server *s, job *j, qsv_result *res)
     if (rc == QSV_OK) {
         res->queue_ms = j->started_ms - j->received_ms;
         text = qsv_reply_result(j->req.id, res);
-        qsd_log(QSD_LOG_DEBUG, "solved %s: %s %d in %.1f ms", j->req.id,
-                qs_metric_name(req.metric), res->sol[0].length,
-                res->solve_ms);
+        qsd_log(QSD_LOG_DEBUG, "solved %s: %s%s %d in %.1f ms", j->req.id,
+                qs_metric_name(req.metric), req.optimal ? " optimal" : "",
+                res->sol[0].length, res->solve_ms);
     } else {
         if (rc == QSV_ERR_INTERNAL)
             qsd_log(QSD_LOG_ERROR, "request %s: %s", j->req.id, f.message);
@@ -555,6 +572,18 @@ static char *status_reply(server *s, const char *id)
                             : failed    ? "degraded"
                                         : "ready");
     cJSON_AddItemToObject(o, "tables", tables);
+    /* The optimal solver's table size per ready htm/qtm set: what an
+     * optimal request will get (large is minutes faster per cube). */
+    cJSON *optimal = cJSON_CreateObject();
+    for (int m = 0; m < QS_METRIC_COUNT; m++)
+        if (s->cfg->metrics[m] && qsv_optimal_supported((qs_metric)m) &&
+            s->tables[m] == TABLES_READY)
+            cJSON_AddStringToObject(
+                optimal, qs_metric_name((qs_metric)m),
+                qs_tables_optimal_large(qtab_set_tables(s->sets[m]))
+                    ? "large"
+                    : "small");
+    cJSON_AddItemToObject(o, "optimal_tables", optimal);
     cJSON_AddStringToObject(o, "version", QS_VERSION);
     cJSON_AddNumberToObject(o, "threads", s->cfg->threads);
     cJSON_AddNumberToObject(o, "workers", s->n_workers);

@@ -228,23 +228,34 @@ static int no_reply(qsv_failure *f, int waited_ms)
     return QSV_ERR_NO_REPLY;
 }
 
+/* Sends a cancel for request `id`. */
+static int send_cancel(qsv_client *c, const char *id, qsv_failure *f)
+{
+    char text[2 * QSV_MAX_ID + 64];
+    snprintf(text, sizeof text,
+             "{\"id\":\"cancel-%lu\",\"op\":\"cancel\",\"target\":%s}",
+             c->next_id++, id);
+    return send_text(c, text, f);
+}
+
 /* Waits for the final reply to request `id` (a result, error, pong, status
  * or cancel frame), passing progress on; the final frame stays in
- * c->frame. limit_ms bounds the whole wait. */
+ * c->frame. limit_ms bounds the whole wait; a negative limit_ms means the
+ * request has no bound of its own (an optimal solve without a deadline):
+ * the wait then lasts as long as the daemon shows it is alive. Silence
+ * alone cannot tell a long search from a dead daemon, so after
+ * c->timeout_ms without a frame a ping goes out, and only a ping left
+ * unanswered for another c->timeout_ms ends the wait. */
 static int await(qsv_client *c, const char *id, double limit_ms,
                  const atomic_int *cancel, qsv_progress_fn on_progress,
                  void *ctx, qsv_reply_type *type, qsv_result *res,
                  qsv_failure *f)
 {
-    double start = now_ms();
+    double start = now_ms(), heard = start, ping_at = -1;
     int cancel_sent = 0;
     for (;;) {
         if (cancel && !cancel_sent && atomic_load(cancel)) {
-            char text[2 * QSV_MAX_ID + 64];
-            snprintf(text, sizeof text,
-                     "{\"id\":\"cancel-%lu\",\"op\":\"cancel\",\"target\":%s}",
-                     c->next_id++, id);
-            int rc = send_text(c, text, f);
+            int rc = send_cancel(c, id, f);
             if (rc != QSV_OK)
                 return rc;
             cancel_sent = 1;
@@ -253,9 +264,32 @@ static int await(qsv_client *c, const char *id, double limit_ms,
                                                   ? c->timeout_ms
                                                   : 5000);
         }
-        double left = limit_ms - (now_ms() - start);
-        if (left <= 0)
-            return no_reply(f, (int)limit_ms);
+        double now = now_ms(), left;
+        if (limit_ms >= 0) {
+            left = limit_ms - (now - start);
+            if (left <= 0)
+                return no_reply(f, (int)limit_ms);
+        } else {
+            if (ping_at >= 0 && now - ping_at >= c->timeout_ms) {
+                no_reply(f, c->timeout_ms);
+                snprintf(f->message, sizeof f->message,
+                         "the daemon stopped answering (no reply to a ping "
+                         "within %d ms)",
+                         c->timeout_ms);
+                return QSV_ERR_NO_REPLY;
+            }
+            if (ping_at < 0 && now - heard >= c->timeout_ms) {
+                char text[64];
+                snprintf(text, sizeof text,
+                         "{\"id\":\"alive-%lu\",\"op\":\"ping\"}",
+                         c->next_id++);
+                int rc = send_text(c, text, f);
+                if (rc != QSV_OK)
+                    return rc;
+                ping_at = now;
+            }
+            left = c->timeout_ms - (now - (ping_at >= 0 ? ping_at : heard));
+        }
         /* Short polls keep the cancel flag responsive. */
         int wait = cancel && !cancel_sent ? (left < 5 ? (int)left + 1 : 5)
                                           : (int)left + 1;
@@ -264,22 +298,25 @@ static int await(qsv_client *c, const char *id, double limit_ms,
             return len;
         if (len == 0)
             continue;
+        /* Any frame, a stale one or a pong, shows the daemon alive. */
+        heard = now_ms();
+        ping_at = -1;
         char rid[QSV_MAX_ID + 1];
-        int best = -1;
+        qsv_progress progress;
         qsv_failure pf;
         int rc = qsv_reply_parse(c->frame, (size_t)len, type, rid, NULL,
-                                 &best, &pf);
+                                 &progress, &pf);
         if (rc != QSV_OK) {
             *f = pf;
             return rc;
         }
         if (strcmp(rid, id) != 0)
-            continue; /* a stale reply or our cancel's own answer */
+            continue; /* a stale reply, our cancel's answer, a pong */
         if (*type == QSV_REPLY_ACCEPTED)
             continue;
         if (*type == QSV_REPLY_PROGRESS) {
-            if (on_progress && best >= 0)
-                on_progress(ctx, best);
+            if (on_progress)
+                on_progress(ctx, &progress);
             continue;
         }
         if (*type == QSV_REPLY_RESULT || *type == QSV_REPLY_ERROR)
@@ -314,10 +351,14 @@ int qsv_client_solve(qsv_client *c, const qsv_request *r,
     int rc = send_text(c, c->frame, f);
     if (rc != QSV_OK)
         return rc;
-    double limit = (double)c->timeout_ms;
-    limit += req.deadline_ms > 0 ? req.deadline_ms
-             : req.time_ms > 0   ? req.time_ms
-                                 : QSV_DEFAULT_HARD_MS;
+    /* The request's own bound plus the client's timeout; none for an
+     * optimal solve without a deadline (see await). */
+    double limit = req.deadline_ms > 0 ? req.deadline_ms
+                   : req.optimal       ? -1
+                   : req.time_ms > 0   ? req.time_ms
+                                       : QSV_DEFAULT_HARD_MS;
+    if (limit >= 0)
+        limit += c->timeout_ms;
     qsv_reply_type type;
     rc = await(c, req.id, limit, cancel, on_progress, progress_ctx, &type,
                out, f);

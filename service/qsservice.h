@@ -34,7 +34,9 @@ extern "C" {
 #define QSV_MAX_FRAME 65536      /* largest request frame (TOO_LARGE past) */
 #define QSV_MAX_ID 128           /* longest request id, as JSON text */
 #define QSV_MAX_SOLUTIONS 16     /* most solutions one request may ask for */
-#define QSV_MAX_TIME_MS 600000   /* largest time_ms and deadline_ms */
+#define QSV_MAX_TIME_MS 600000   /* largest time_ms */
+#define QSV_MAX_DEADLINE_MS 86400000 /* largest deadline_ms: a day, since an
+                                        optimal solve may take an hour */
 #define QSV_MAX_SCRAMBLE 1024    /* longest scramble text in bytes */
 #define QSV_DEFAULT_TIME_MS 10   /* time_ms when neither limit is given */
 #define QSV_DEFAULT_HARD_MS 10000 /* time_ms when only max_len is given */
@@ -107,6 +109,10 @@ typedef struct {
     int solutions;            /* 1..QSV_MAX_SOLUTIONS */
     int deadline_ms;          /* 0: none; else whole request incl. queue */
     int progress;             /* send progress events */
+    int optimal;              /* a shortest solution (qs_solve_optimal):
+                                 no time_ms, max_len caps the length */
+    int all;                  /* with optimal: every optimal solution, up to
+                                 `solutions` of them */
     robot_objective objective;
     robot_profile profile;    /* resolved: a built-in or inline profile */
     /* cancel */
@@ -118,8 +124,16 @@ typedef struct {
 void qsv_request_init(qsv_request *r);
 
 /* The search time a solve request gets: time_ms when given, else
- * QSV_DEFAULT_HARD_MS with a max_len, else QSV_DEFAULT_TIME_MS. */
+ * QSV_DEFAULT_HARD_MS with a max_len, else QSV_DEFAULT_TIME_MS; 0 (no time
+ * limit) for an optimal request, which runs until the optimum is proven,
+ * it is cancelled or its deadline passes. */
 int qsv_request_time_ms(const qsv_request *r);
+
+/* Nonzero when optimal solves (r->optimal) exist for metric m: htm and
+ * qtm. This and the dispatch in qsv_solve (solve.c, next to it) are the
+ * one place to change when robot-metric optima arrive; the request parser
+ * refuses every other metric through it. */
+int qsv_optimal_supported(qs_metric m);
 
 /* Parses one request frame (len bytes, not NUL-terminated) into *r.
  * Returns QSV_OK, or QSV_ERR_TOO_LARGE, _BAD_REQUEST or _UNKNOWN_OP with
@@ -159,19 +173,40 @@ typedef struct {
     double queue_ms;             /* daemon: time waiting in the queue */
     char profile[64];            /* profile name */
     robot_objective objective;
+    int found;                   /* optimal requests with `all`: every
+                                    optimal solution the search found (more
+                                    than n when there are more than
+                                    `solutions`); else 0 */
 } qsv_result;
 
-/* The improvement callback of qsv_solve: the length (in the request's
- * metric) of each new best solution. */
-typedef qs_improve_fn qsv_progress_fn;
+/* One progress event of a solve, the payload of a "progress" reply. A
+ * two-phase or robot search reports each new best solution (best >= 0,
+ * depth -1); an optimal search reports each length it has finished
+ * searching (depth >= 0, best -1): found is the number of solutions of
+ * that length (0: the optimum is longer) and nodes the nodes searched so
+ * far. elapsed_ms counts from the start of the search. */
+typedef struct {
+    int best;
+    int depth;
+    int found;
+    uint64_t nodes;
+    double elapsed_ms;
+} qsv_progress;
+
+/* Receives progress events (from a search thread in qsv_solve, serialised;
+ * from the waiting thread in qsv_client_solve). */
+typedef void (*qsv_progress_fn)(void *ctx, const qsv_progress *p);
 
 /* Solves request *r (op solve) in this process: parses the cube,
- * searches with tables t (their metric must be r->metric), plans every
- * solution for the robot under r's profile and objective, and verifies
- * each by applying its moves to the cube and replaying its plan with
- * robot_check; a failed check is QSV_ERR_INTERNAL, never a result.
+ * searches with tables t (their metric must be r->metric; an optimal
+ * request runs qs_solve_optimal, for qsv_optimal_supported metrics only),
+ * plans every solution for the robot under r's profile and objective, and
+ * verifies each by applying its moves to the cube and replaying its plan
+ * with robot_check; a failed check is QSV_ERR_INTERNAL, never a result.
  * threads: search threads. cancel (may be NULL) stops the search early:
- * the result is then QSV_ERR_CANCELLED unless a solution was found.
+ * the result is then QSV_ERR_CANCELLED unless a two-phase or robot search
+ * had found a solution (an optimal search returns nothing unproven).
+ * on_progress (may be NULL) receives the search's progress events.
  * Returns QSV_OK with *out filled, or the error with *f filled. A solved
  * cube gets one empty solution. Re-entrant. */
 int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
@@ -190,7 +225,9 @@ int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
  * qsv_free). id is the request's id as JSON text ("null" when unknown).
  * Return NULL only when out of memory. */
 char *qsv_reply_accepted(const char *id, int queue_position);
-char *qsv_reply_progress(const char *id, int best, double elapsed_ms);
+/* A progress event: "best" for an improvement, "depth", "found" and
+ * "nodes" for a length finished by an optimal search (see qsv_progress). */
+char *qsv_reply_progress(const char *id, const qsv_progress *p);
 char *qsv_reply_result(const char *id, const qsv_result *res);
 char *qsv_reply_error(const char *id, const qsv_failure *f);
 char *qsv_reply_pong(const char *id);
@@ -210,12 +247,14 @@ typedef enum {
 } qsv_reply_type;
 
 /* Parses a reply frame: its type and id (JSON text) always; for a result
- * also *res (may be NULL to skip), for an error *f, for progress *best.
- * Moves and robot steps are parsed back from their notation. Returns QSV_OK
- * or QSV_ERR_PROTOCOL with f->message saying what is wrong. */
+ * also *res (may be NULL to skip), for an error *f, for progress *progress
+ * (may be NULL; a progress event with neither a valid best nor a valid
+ * depth is QSV_ERR_PROTOCOL). Moves and robot steps are parsed back from
+ * their notation. Returns QSV_OK or QSV_ERR_PROTOCOL with f->message
+ * saying what is wrong. */
 int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
-                    char id[QSV_MAX_ID + 1], qsv_result *res, int *best,
-                    qsv_failure *f);
+                    char id[QSV_MAX_ID + 1], qsv_result *res,
+                    qsv_progress *progress, qsv_failure *f);
 
 /* ------------------------------------------------------------------ client */
 
@@ -260,9 +299,15 @@ void qsv_client_close(qsv_client *c);
 
 /* Sends solve request *r (its id is replaced by a fresh one) and waits for
  * its result. on_progress (may be NULL) receives progress events (r->progress
- * is set when it is given). When *cancel (may be NULL) becomes nonzero the
- * client sends cancel and returns the daemon's answer (normally
- * QSV_ERR_CANCELLED). Every solution is verified with qsv_verify before
+ * is set when it is given), both kinds (see qsv_progress). When *cancel
+ * (may be NULL) becomes nonzero the client sends cancel and returns the
+ * daemon's answer (normally QSV_ERR_CANCELLED). The wait is bounded by the
+ * request's own limit (deadline_ms, else time_ms, else the default search
+ * time) plus the client's timeout; an optimal request without deadline_ms
+ * has no limit of its own, so the client then waits as long as the daemon
+ * is alive: after each timeout_ms without a frame it pings the daemon and
+ * gives up (QSV_ERR_NO_REPLY) only when that ping goes unanswered for
+ * another timeout_ms. Every solution is verified with qsv_verify before
  * this returns QSV_OK. Otherwise returns the daemon's error or a client
  * error, with *f filled. */
 int qsv_client_solve(qsv_client *c, const qsv_request *r,

@@ -55,13 +55,18 @@ char *qsv_reply_accepted(const char *id, int queue_position)
     return finish(o);
 }
 
-char *qsv_reply_progress(const char *id, int best, double elapsed_ms)
+char *qsv_reply_progress(const char *id, const qsv_progress *p)
 {
     cJSON *o = reply(id, "progress");
-    if (o) {
-        cJSON_AddNumberToObject(o, "best", best);
-        cJSON_AddNumberToObject(o, "elapsed_ms", round_us(elapsed_ms));
+    if (o && p->depth >= 0) {
+        cJSON_AddNumberToObject(o, "depth", p->depth);
+        cJSON_AddNumberToObject(o, "found", p->found);
+        cJSON_AddNumberToObject(o, "nodes", (double)p->nodes);
+    } else if (o) {
+        cJSON_AddNumberToObject(o, "best", p->best);
     }
+    if (o)
+        cJSON_AddNumberToObject(o, "elapsed_ms", round_us(p->elapsed_ms));
     return finish(o);
 }
 
@@ -133,6 +138,8 @@ char *qsv_reply_result(const char *id, const qsv_result *res)
     cJSON_AddStringToObject(o, "objective",
                             res->objective == ROBOT_OBJ_TIME ? "time"
                                                              : "moves");
+    if (res->found > 0)
+        cJSON_AddNumberToObject(o, "optimal_solutions", res->found);
     cJSON *arr = cJSON_AddArrayToObject(o, "solutions");
     for (int i = 0; arr && i < res->n; i++)
         add_solution(arr, &res->sol[i]);
@@ -234,6 +241,8 @@ static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
     const char *obj = get_string(root, "objective");
     res->objective = obj && strcmp(obj, "time") == 0 ? ROBOT_OBJ_TIME
                                                      : ROBOT_OBJ_MOVES;
+    int found = get_count(root, "optimal_solutions");
+    res->found = found > 0 ? found : 0;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "solutions");
     int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : -1;
     if (n < 1 || n > QSV_MAX_SOLUTIONS)
@@ -257,9 +266,27 @@ static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
     return QSV_OK;
 }
 
+/* A progress event: an improvement (best) or an optimal search's
+ * finished length (depth, found, nodes). */
+static int parse_progress(const cJSON *root, qsv_progress *p, qsv_failure *f)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    p->best = get_count(root, "best");
+    p->depth = get_count(root, "depth");
+    p->found = p->depth >= 0 ? get_count(root, "found") : 0;
+    p->nodes = cJSON_IsNumber(nodes) && nodes->valuedouble >= 0
+                   ? (uint64_t)nodes->valuedouble
+                   : 0;
+    p->elapsed_ms = get_number(root, "elapsed_ms");
+    if ((p->best < 0) == (p->depth < 0) || p->found < 0)
+        return bad(f, "a progress event needs either 'best' or 'depth' "
+                      "with 'found'");
+    return QSV_OK;
+}
+
 int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
-                    char id[QSV_MAX_ID + 1], qsv_result *res, int *best,
-                    qsv_failure *f)
+                    char id[QSV_MAX_ID + 1], qsv_result *res,
+                    qsv_progress *progress, qsv_failure *f)
 {
     static const char *types[] = {"accepted", "progress", "result", "error",
                                   "pong",     "status",   "cancel"};
@@ -289,8 +316,8 @@ int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
         *type = (qsv_reply_type)k;
         if (*type == QSV_REPLY_RESULT && res)
             rc = parse_result(root, res, f);
-        else if (*type == QSV_REPLY_PROGRESS && best)
-            *best = get_count(root, "best");
+        else if (*type == QSV_REPLY_PROGRESS && progress)
+            rc = parse_progress(root, progress, f);
         else if (*type == QSV_REPLY_ERROR) {
             const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
             const char *code = get_string(e, "code");

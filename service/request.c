@@ -45,7 +45,8 @@ void qsv_request_init(qsv_request *r)
 
 int qsv_request_time_ms(const qsv_request *r)
 {
-    return r->time_ms > 0     ? r->time_ms
+    return r->optimal        ? 0
+           : r->time_ms > 0  ? r->time_ms
            : r->max_len >= 0 ? QSV_DEFAULT_HARD_MS
                              : QSV_DEFAULT_TIME_MS;
 }
@@ -144,10 +145,54 @@ static const char *repeated_key(const cJSON *root)
     return NULL;
 }
 
+/* A boolean field. */
+static int parse_bool(const cJSON *item, int *out, qsv_failure *f)
+{
+    if (!cJSON_IsBool(item))
+        return fail(f, QSV_ERR_BAD_REQUEST, "'%s' must be true or false",
+                    item->string);
+    *out = cJSON_IsTrue(item);
+    return QSV_OK;
+}
+
+/* The combinations an optimal request refuses, checked once every field
+ * is read (fields come in any order). */
+static int check_optimal(qsv_request *r, int have_time, int have_solutions,
+                         qsv_failure *f)
+{
+    if (!r->optimal) {
+        if (r->all)
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "'all' needs 'optimal': true (every optimal "
+                        "solution)");
+        return QSV_OK;
+    }
+    if (!qsv_optimal_supported(r->metric))
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'optimal' needs metric \"htm\" or \"qtm\"; metric "
+                    "\"%s\" has no optimal solver",
+                    qs_metric_name(r->metric));
+    /* An optimal search has no time limit to give: it ends when the
+     * optimum is proven. Ignoring time_ms would let a client believe its
+     * answer comes within it; deadline_ms is the bound that applies. */
+    if (have_time)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'time_ms' does not apply to an optimal solve (it runs "
+                    "until the optimum is proven); bound it with "
+                    "'deadline_ms'");
+    if (!r->all && r->solutions != 1)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'solutions' with 'optimal' needs 'all': true (without "
+                    "it the search stops at the first optimal solution)");
+    if (r->all && !have_solutions)
+        r->solutions = QSV_MAX_SOLUTIONS;
+    return QSV_OK;
+}
+
 static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
 {
     const cJSON *item;
-    int have_cube = 0, have_time = 0, rc;
+    int have_cube = 0, have_time = 0, have_solutions = 0, rc;
     cJSON_ArrayForEach(item, root)
     {
         const char *k = item->string;
@@ -189,15 +234,20 @@ static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
             if ((rc = parse_int(item, 1, QSV_MAX_SOLUTIONS, &r->solutions,
                                 f)))
                 return rc;
+            have_solutions = 1;
         } else if (strcmp(k, "deadline_ms") == 0) {
-            if ((rc = parse_int(item, 1, QSV_MAX_TIME_MS, &r->deadline_ms,
+            if ((rc = parse_int(item, 1, QSV_MAX_DEADLINE_MS, &r->deadline_ms,
                                 f)))
                 return rc;
         } else if (strcmp(k, "progress") == 0) {
-            if (!cJSON_IsBool(item))
-                return fail(f, QSV_ERR_BAD_REQUEST,
-                            "'progress' must be true or false");
-            r->progress = cJSON_IsTrue(item);
+            if ((rc = parse_bool(item, &r->progress, f)))
+                return rc;
+        } else if (strcmp(k, "optimal") == 0) {
+            if ((rc = parse_bool(item, &r->optimal, f)))
+                return rc;
+        } else if (strcmp(k, "all") == 0) {
+            if ((rc = parse_bool(item, &r->all, f)))
+                return rc;
         } else if (strcmp(k, "objective") == 0) {
             if (cJSON_IsString(item) && strcmp(item->valuestring, "moves") == 0)
                 r->objective = ROBOT_OBJ_MOVES;
@@ -220,7 +270,7 @@ static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
                     "a solve request needs 'facelets' or 'scramble'");
     if (!have_time)
         r->time_ms = 0;
-    return QSV_OK;
+    return check_optimal(r, have_time, have_solutions, f);
 }
 
 int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
@@ -351,6 +401,10 @@ int qsv_request_to_json(const qsv_request *r, char *out, size_t out_len)
             cJSON_AddNumberToObject(o, "deadline_ms", r->deadline_ms);
         if (r->progress)
             cJSON_AddTrueToObject(o, "progress");
+        if (r->optimal)
+            cJSON_AddTrueToObject(o, "optimal");
+        if (r->all)
+            cJSON_AddTrueToObject(o, "all");
         if (r->objective == ROBOT_OBJ_TIME)
             cJSON_AddStringToObject(o, "objective", "time");
         robot_profile builtin;

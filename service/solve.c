@@ -1,8 +1,9 @@
 /*
  * solve.c - the in-process step behind every answer of the service: parse
  * the request's cube, search (robot_solve for the robot metric, qs_solve
- * for the others), plan each solution's robot execution under the
- * request's profile, and verify everything before it can leave.
+ * for the others, qs_solve_optimal for optimal requests), plan each
+ * solution's robot execution under the request's profile, and verify
+ * everything before it can leave.
  *
  * Verification is independent of the search: the moves are applied to the
  * cube parsed again from the request, and the robot plan is replayed by
@@ -104,8 +105,14 @@ static int search_failure(int qs_rc, const qsv_request *r, int time_ms,
     switch (qs_rc) {
     case QS_ERR_CANCELLED:
         return fail(f, QSV_ERR_CANCELLED, NULL, "search cancelled");
-    case QS_ERR_TIMEOUT:
     case QS_ERR_NOT_FOUND:
+        if (r->optimal)
+            return fail(f, QSV_ERR_NOT_FOUND, NULL,
+                        "no solution of at most %d %s moves: the optimum "
+                        "is longer",
+                        r->max_len, qs_metric_name(r->metric));
+        /* fall through */
+    case QS_ERR_TIMEOUT:
         return fail(f, QSV_ERR_NOT_FOUND, NULL,
                     "no solution of at most %d %s moves within %d ms",
                     r->max_len, qs_metric_name(r->metric), time_ms);
@@ -119,6 +126,122 @@ static int search_failure(int qs_rc, const qsv_request *r, int time_ms,
         return fail(f, QSV_ERR_INTERNAL, NULL, "search failed: %s: %s",
                     qs_errcode(qs_rc), qs_strerror(qs_rc));
     }
+}
+
+int qsv_optimal_supported(qs_metric m)
+{
+    /* Robot-metric optima will be added here and in optimal_search. */
+    return m == QS_METRIC_HTM || m == QS_METRIC_QTM;
+}
+
+/* What an optimal search reports to qsv_solve's caller. */
+typedef struct {
+    qsv_progress_fn fn;
+    void *ctx;
+    int found; /* solutions at the last length searched */
+} depth_relay;
+
+static void relay_depth(void *ctx, int depth, int found, uint64_t nodes,
+                        double elapsed_ms)
+{
+    depth_relay *d = ctx;
+    d->found = found;
+    if (!d->fn)
+        return;
+    qsv_progress p = {-1, depth, found, nodes, elapsed_ms};
+    d->fn(d->ctx, &p);
+}
+
+/* The optimal search of request *r, dispatched by metric (the metrics
+ * qsv_optimal_supported names). Returns a qs_error; with r->all, *found is
+ * the number of optimal solutions the search saw (possibly more than the
+ * r->solutions written to out), else 0. */
+static int optimal_search(const qs_tables *t, const qsv_request *r,
+                          const qs_cube *cube, int threads,
+                          const atomic_int *cancel,
+                          qsv_progress_fn on_progress, void *progress_ctx,
+                          qs_solution *out, int *n, int *found,
+                          qs_stats *stats)
+{
+    depth_relay relay = {on_progress, progress_ctx, 0};
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.threads = threads;
+    o.all = r->all;
+    /* No optimum is anywhere near QS_MAX_MOVES, so a larger cap (the
+     * protocol allows 200) is no cap at all. */
+    o.max_len = r->max_len > QS_MAX_MOVES ? -1 : r->max_len;
+    o.cancel = cancel;
+    o.on_depth = relay_depth;
+    o.depth_ctx = &relay;
+    int rc;
+    switch (r->metric) {
+    case QS_METRIC_HTM:
+    case QS_METRIC_QTM:
+        rc = qs_solve_optimal(t, cube, &o, out, r->solutions, n, stats);
+        break;
+    default: /* QS_METRIC_ROBOT: robot-metric optima (issue 6) go here */
+        return QS_ERR_TABLES;
+    }
+    /* Without all the search stops at the first solution, so a count
+     * would say nothing about how many optimal solutions there are. */
+    *found = r->all ? relay.found : 0;
+    if (r->all && rc == QS_OK && *found < *n)
+        *found = *n;
+    return rc;
+}
+
+/* Plans the robot execution of plain-metric solutions qs[0..n) into out
+ * (every metric's solution comes with one, so a controller can run an
+ * HTM solution too). */
+static int plan_solutions(const robot_model *m, const qsv_request *r,
+                          const qs_solution *qs, int n, qsv_result *out,
+                          qsv_failure *f)
+{
+    for (int i = 0; i < n; i++) {
+        memcpy(out->sol[i].moves, qs[i].moves, sizeof qs[i].moves);
+        out->sol[i].n = qs[i].n;
+        out->sol[i].length = qs[i].length;
+        int prc = robot_plan(m, &r->profile, r->objective, qs[i].moves,
+                             qs[i].n, &out->sol[i].plan);
+        if (prc != ROBOT_OK)
+            return fail(f, QSV_ERR_INTERNAL, NULL,
+                        "planning solution %d failed: %s", i + 1,
+                        robot_strerror(prc));
+    }
+    return QSV_OK;
+}
+
+/* Orders the solutions of an optimal request, all of one length: the one
+ * the robot runs best first (the request's objective), then by moves, so
+ * that a reply listing every optimal solution is the same on every run. */
+static int optimal_order(const qsv_solution *a, const qsv_solution *b,
+                         robot_objective obj)
+{
+    if (a->length != b->length)
+        return a->length < b->length ? -1 : 1;
+    if (obj == ROBOT_OBJ_TIME && a->plan.cost_ms != b->plan.cost_ms)
+        return a->plan.cost_ms < b->plan.cost_ms ? -1 : 1;
+    if (a->plan.robot_moves != b->plan.robot_moves)
+        return a->plan.robot_moves < b->plan.robot_moves ? -1 : 1;
+    if (a->plan.cost_ms != b->plan.cost_ms)
+        return a->plan.cost_ms < b->plan.cost_ms ? -1 : 1;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    return memcmp(a->moves, b->moves, (size_t)a->n);
+}
+
+/* Insertion sort: at most QSV_MAX_SOLUTIONS solutions, and qsort has no
+ * portable way to pass the objective. */
+static void sort_optimal(qsv_solution *sol, int n, robot_objective obj)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && optimal_order(&sol[k], &sol[k - 1], obj) < 0;
+             k--) {
+            qsv_solution tmp = sol[k];
+            sol[k] = sol[k - 1];
+            sol[k - 1] = tmp;
+        }
 }
 
 static int robot_to_qs(int rc)
@@ -141,6 +264,21 @@ static int robot_to_qs(int rc)
     }
 }
 
+/* What a two-phase or robot search's improvements become for qsv_solve's
+ * caller. */
+typedef struct {
+    qsv_progress_fn fn;
+    void *ctx;
+    double start;
+} improve_relay;
+
+static void relay_improve(void *ctx, int length)
+{
+    improve_relay *d = ctx;
+    qsv_progress p = {length, -1, 0, 0, now_ms() - d->start};
+    d->fn(d->ctx, &p);
+}
+
 int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
               int threads, const atomic_int *cancel,
               qsv_progress_fn on_progress, void *progress_ctx,
@@ -158,6 +296,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
     out->objective = r->objective;
     snprintf(out->profile, sizeof out->profile, "%s", r->profile.name);
     out->queue_ms = 0;
+    out->found = 0;
 
     qs_cube cube;
     int rc = qsv_request_cube(r, &cube, f);
@@ -175,9 +314,16 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
                     qs_metric_name(qs_tables_metric(t)),
                     qs_metric_name(r->metric));
 
+    if (r->optimal && !qsv_optimal_supported(r->metric))
+        return fail(f, QSV_ERR_BAD_REQUEST, NULL,
+                    "metric %s has no optimal solver",
+                    qs_metric_name(r->metric));
     int time_ms = qsv_request_time_ms(r);
     int n = 0;
-    if (r->metric == QS_METRIC_ROBOT) {
+    improve_relay relay = {on_progress, progress_ctx, start};
+    /* Optimal requests of any metric take the second branch, where
+     * optimal_search dispatches them by metric. */
+    if (r->metric == QS_METRIC_ROBOT && !r->optimal) {
         robot_solve_options o;
         robot_solve_options_default(&o);
         o.threads = threads;
@@ -186,8 +332,8 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
         o.solutions = r->solutions;
         o.objective = r->objective;
         o.cancel = cancel;
-        o.on_improve = on_progress;
-        o.improve_ctx = progress_ctx;
+        o.on_improve = on_progress ? relay_improve : NULL;
+        o.improve_ctx = &relay;
         robot_solution *rs = malloc(sizeof *rs * QSV_MAX_SOLUTIONS);
         if (!rs)
             return fail(f, QSV_ERR_INTERNAL, NULL, "out of memory");
@@ -205,41 +351,43 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
                         "the cube is not solvable");
         rc = robot_to_qs(rc);
     } else {
-        qs_options o;
-        qs_options_default(&o);
-        o.threads = threads;
-        o.time_ms = time_ms;
-        o.max_len = r->max_len;
-        o.solutions = r->solutions;
-        o.cancel = cancel;
-        o.on_improve = on_progress;
-        o.improve_ctx = progress_ctx;
         qs_solution *qs = malloc(sizeof *qs * QSV_MAX_SOLUTIONS);
         if (!qs)
             return fail(f, QSV_ERR_INTERNAL, NULL, "out of memory");
-        rc = qs_solve(t, &cube, &o, qs, r->solutions, &n, &out->stats);
-        for (int i = 0; rc == QS_OK && i < n; i++) {
-            memcpy(out->sol[i].moves, qs[i].moves, sizeof qs[i].moves);
-            out->sol[i].n = qs[i].n;
-            out->sol[i].length = qs[i].length;
-            /* Every metric's solution comes with its robot execution, so a
-             * controller can run an HTM solution too. */
-            int prc = robot_plan(m, &r->profile, r->objective, qs[i].moves,
-                                 qs[i].n, &out->sol[i].plan);
-            if (prc != ROBOT_OK) {
-                free(qs);
-                return fail(f, QSV_ERR_INTERNAL, NULL,
-                            "planning solution %d failed: %s", i + 1,
-                            robot_strerror(prc));
-            }
+        if (r->optimal) {
+            rc = optimal_search(t, r, &cube, threads, cancel, on_progress,
+                                progress_ctx, qs, &n, &out->found,
+                                &out->stats);
+        } else {
+            qs_options o;
+            qs_options_default(&o);
+            o.threads = threads;
+            o.time_ms = time_ms;
+            o.max_len = r->max_len;
+            o.solutions = r->solutions;
+            o.cancel = cancel;
+            o.on_improve = on_progress ? relay_improve : NULL;
+            o.improve_ctx = &relay;
+            rc = qs_solve(t, &cube, &o, qs, r->solutions, &n, &out->stats);
         }
+        int prc = rc == QS_OK && n >= 0 && n <= r->solutions
+                      ? plan_solutions(m, r, qs, n, out, f)
+                      : QSV_OK;
         free(qs);
+        if (prc != QSV_OK)
+            return prc;
     }
+    if (rc == QS_ERR_TABLES && r->optimal)
+        return fail(f, QSV_ERR_UNAVAILABLE, NULL,
+                    "no optimal solver for metric %s with these tables",
+                    qs_metric_name(r->metric));
     if (rc != QS_OK)
         return search_failure(rc, r, time_ms, f);
     if (n < 1 || n > r->solutions)
         return fail(f, QSV_ERR_INTERNAL, NULL,
                     "the search returned %d solutions", n);
+    if (r->optimal)
+        sort_optimal(out->sol, n, r->objective);
     for (int i = 0; i < n; i++) {
         rc = qsv_verify(r, &out->sol[i], f);
         if (rc != QSV_OK)

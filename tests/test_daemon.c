@@ -8,8 +8,11 @@
  * reply matched to its id and anonymous memory bounded; REQ clients;
  * fairness; BUSY; cancel; deadlines (running and queued); a client that
  * vanishes mid-request; SIGTERM with requests in flight; loading state
- * during table generation; CURVE authentication; the line mode; and the
- * CLI's --server output against a local solve.
+ * during table generation; CURVE authentication; the line mode; the
+ * CLI's --server output against a local solve; and optimal solves (lengths
+ * against qs_solve_optimal run here, one progress event per length, all,
+ * refused combinations, cancel and SIGTERM of a long search, the C client,
+ * the CLI's solve --optimal --server).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -36,6 +39,7 @@
 #include <zmq.h>
 
 #include "qsservice.h"
+#include "qtab.h"
 
 #define SOLVED "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
@@ -990,10 +994,11 @@ static void test_curve_refuses(void **state)
 
 /* The C client: solve with progress, verify, cancel through the flag. */
 static int progress_calls;
-static void count_progress(void *ctx, int best)
+static void count_progress(void *ctx, const qsv_progress *p)
 {
     (void)ctx;
-    assert_true(best >= 0);
+    assert_true(p->best >= 0);
+    assert_int_equal(p->depth, -1);
     progress_calls++;
 }
 
@@ -1135,6 +1140,671 @@ static void test_cli_server(void **state)
     assert_non_null(strstr(remote, "error: MOVE:"));
 }
 
+/* ---------------------------------------------------------- optimal solves */
+
+/* Tables of the reference solves made in this process. */
+static qtab_set *local_sets[QS_METRIC_COUNT];
+
+static const qs_tables *local_tables(qs_metric m)
+{
+    if (!local_sets[m]) {
+        qtab_options o;
+        qtab_options_default(&o);
+        o.quiet = 1;
+        assert_int_equal(qtab_open(m, &o, &local_sets[m]), QTAB_OK);
+    }
+    return qtab_set_tables(local_sets[m]);
+}
+
+static void count_solution(void *ctx, const qs_solution *s)
+{
+    (void)s;
+    ++*(int *)ctx;
+}
+
+/* The optimal length of a facelet string's cube by qs_solve_optimal in
+ * this process (one thread), the reference the daemon's answers are held
+ * to; with count not NULL, also how many optimal solutions there are. */
+static int local_optimal(qs_metric m, const char *facelets, int *count)
+{
+    qs_cube cube;
+    assert_int_equal(qs_cube_from_facelets(facelets, &cube, NULL, 0), QS_OK);
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    int found = 0, n = 0;
+    if (count) {
+        o.all = 1;
+        o.on_solution = count_solution;
+        o.solution_ctx = &found;
+    }
+    qs_solution sol[4];
+    assert_int_equal(qs_solve_optimal(local_tables(m), &cube, &o, sol, 4, &n,
+                                      NULL),
+                     QS_OK);
+    assert_true(n >= 1);
+    if (count)
+        *count = found;
+    return sol[0].length;
+}
+
+/* The facelets of the cube a scramble makes. */
+static void scramble_facelets(const char *scramble, char out[55])
+{
+    qs_move moves[QS_MAX_MOVES];
+    int n = qs_moves_parse(scramble, moves, QS_MAX_MOVES, NULL, 0);
+    assert_true(n >= 0);
+    qs_cube c;
+    qs_cube_solved(&c);
+    qs_cube_apply_moves(&c, moves, n);
+    qs_cube_to_facelets(&c, out);
+}
+
+/* A scramble of n moves from a fixed-seed generator, so that every run
+ * tests the same cubes: face turns (quarter turns only when quarter is
+ * set), never the same face twice in a row. */
+static void make_scramble(uint64_t *state, int n, int quarter, char *out,
+                          size_t len)
+{
+    static const char *turns[] = {"", "2", "'"};
+    int last = -1;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int face, turn;
+        do {
+            *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+            face = (int)((*state >> 33) % 6);
+        } while (face == last);
+        *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+        turn = quarter ? (int)((*state >> 33) % 2) * 2
+                       : (int)((*state >> 33) % 3);
+        size_t at = strlen(out);
+        snprintf(out + at, len - at, "%s%c%s", i ? " " : "", "URFDLB"[face],
+                 turns[turn]);
+        last = face;
+    }
+}
+
+/* The progress events of one optimal request, in arrival order. */
+typedef struct {
+    int n;
+    int depth[64], found[64];
+    double nodes[64];
+} depth_events;
+
+static double number_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    assert_true(cJSON_IsNumber(v));
+    return v->valuedouble;
+}
+
+/* Sends request (string id `id`) on s and returns its final reply; its
+ * progress events, which must all be an optimal search's, go into *ev.
+ * Every frame must belong to the request. */
+static cJSON *collect(void *s, const char *request, const char *id,
+                      depth_events *ev)
+{
+    send_str(s, request);
+    ev->n = 0;
+    for (;;) {
+        /* A failsafe only: these searches take milliseconds. */
+        cJSON *o = recv_json(s, 120000);
+        assert_non_null(o);
+        const cJSON *rid = cJSON_GetObjectItemCaseSensitive(o, "id");
+        assert_true(cJSON_IsString(rid));
+        assert_string_equal(rid->valuestring, id);
+        if (strcmp(type_of(o), "progress") != 0 &&
+            strcmp(type_of(o), "accepted") != 0)
+            return o;
+        if (strcmp(type_of(o), "progress") == 0) {
+            assert_null(cJSON_GetObjectItemCaseSensitive(o, "best"));
+            assert_true(ev->n < 64);
+            ev->depth[ev->n] = (int)number_of(o, "depth");
+            ev->found[ev->n] = (int)number_of(o, "found");
+            ev->nodes[ev->n] = number_of(o, "nodes");
+            assert_true(number_of(o, "elapsed_ms") >= 0);
+            ev->n++;
+        }
+        cJSON_Delete(o);
+    }
+}
+
+/* One event per length searched, in increasing order (two at a time in
+ * QTM, where parity skips every other length), none found before the
+ * last, which is the optimal length. */
+static void check_depths(const depth_events *ev, qs_metric m, int length)
+{
+    int step = m == QS_METRIC_QTM ? 2 : 1;
+    assert_true(ev->n >= 1);
+    for (int i = 0; i < ev->n; i++) {
+        if (i > 0) {
+            assert_int_equal(ev->depth[i], ev->depth[i - 1] + step);
+            assert_true(ev->nodes[i] >= ev->nodes[i - 1]);
+        }
+        if (i < ev->n - 1)
+            assert_int_equal(ev->found[i], 0);
+    }
+    assert_int_equal(ev->depth[ev->n - 1], length);
+    assert_true(ev->found[ev->n - 1] >= 1);
+}
+
+static const cJSON *solutions_of(const cJSON *o)
+{
+    const cJSON *sols = cJSON_GetObjectItemCaseSensitive(o, "solutions");
+    assert_true(cJSON_IsArray(sols));
+    return sols;
+}
+
+static int length_of(const cJSON *sol)
+{
+    return (int)number_of(sol, "length");
+}
+
+/* Short random scrambles in htm and qtm: the daemon's optimum is never
+ * longer than the scramble, equals the reference solve's, comes after
+ * one progress event per length, and max_len one below it is NOT_FOUND. */
+static void test_optimal_lengths(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    const qs_metric metrics[] = {QS_METRIC_HTM, QS_METRIC_QTM};
+    for (int k = 0; k < 2; k++) {
+        qs_metric m = metrics[k];
+        uint64_t seed = 0x0b7136a1u + (uint64_t)m;
+        /* 12 face turns, or 12 quarter turns: at most that long, and
+         * long enough for several lengths to be searched. */
+        int moves = 12;
+        for (int i = 0; i < 4; i++) {
+            char scramble[128], facelets[55], req[512], id[32];
+            make_scramble(&seed, moves, m == QS_METRIC_QTM, scramble,
+                          sizeof scramble);
+            scramble_facelets(scramble, facelets);
+            snprintf(id, sizeof id, "opt-%s-%d", qs_metric_name(m), i);
+            snprintf(req, sizeof req,
+                     "{\"id\":\"%s\",\"op\":\"solve\",\"facelets\":\"%s\","
+                     "\"metric\":\"%s\",\"optimal\":true,\"progress\":true}",
+                     id, facelets, qs_metric_name(m));
+            depth_events ev;
+            cJSON *o = collect(s, req, id, &ev);
+            if (strcmp(type_of(o), "result") != 0)
+                fail_msg("%s (%s): %s", scramble, qs_metric_name(m),
+                         error_code(o));
+            verify_result(o, facelets, m);
+            const cJSON *sols = solutions_of(o);
+            assert_int_equal(cJSON_GetArraySize(sols), 1);
+            assert_null(cJSON_GetObjectItemCaseSensitive(o,
+                                                         "optimal_solutions"));
+            int len = length_of(cJSON_GetArrayItem(sols, 0));
+            assert_true(len <= moves);
+            int want = local_optimal(m, facelets, NULL);
+            if (len != want)
+                fail_msg("%s in %s: daemon %d, local %d", scramble,
+                         qs_metric_name(m), len, want);
+            check_depths(&ev, m, len);
+            cJSON_Delete(o);
+            /* max_len caps the length: one less is NOT_FOUND */
+            snprintf(req, sizeof req,
+                     "{\"id\":\"%s-cap\",\"op\":\"solve\",\"facelets\":\"%s\","
+                     "\"metric\":\"%s\",\"optimal\":true,\"max_len\":%d}",
+                     id, facelets, qs_metric_name(m), len - 1);
+            EXPECT(s, req, "NOT_FOUND", NULL);
+            /* and the length itself is allowed */
+            snprintf(req, sizeof req,
+                     "{\"id\":\"%s-at\",\"op\":\"solve\",\"facelets\":\"%s\","
+                     "\"metric\":\"%s\",\"optimal\":true,\"max_len\":%d}",
+                     id, facelets, qs_metric_name(m), len);
+            send_str(s, req);
+            o = final_reply(s, 120000);
+            assert_non_null(o);
+            assert_string_equal(type_of(o), "result");
+            assert_int_equal(length_of(cJSON_GetArrayItem(solutions_of(o), 0)),
+                             len);
+            cJSON_Delete(o);
+        }
+    }
+    zmq_close(s);
+}
+
+/* all: every optimal solution (canonical sequences), distinct, verified,
+ * of one length, as many as the reference finds; solutions caps how many
+ * are listed but not the count. */
+static void test_optimal_all(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    /* the checkerboard (6 solutions) and a pattern with 8 */
+    const char *scrambles[] = {"U2 D2 F2 B2 L2 R2", "R2 U2 R2 U2 R2 U2"};
+    for (int i = 0; i < 2; i++) {
+        char facelets[55], req[512], id[32];
+        scramble_facelets(scrambles[i], facelets);
+        int count = 0;
+        int want = local_optimal(QS_METRIC_HTM, facelets, &count);
+        assert_true(count >= 2 && count <= QSV_MAX_SOLUTIONS);
+        snprintf(id, sizeof id, "all-%d", i);
+        snprintf(req, sizeof req,
+                 "{\"id\":\"%s\",\"op\":\"solve\",\"facelets\":\"%s\","
+                 "\"metric\":\"htm\",\"optimal\":true,\"all\":true,"
+                 "\"progress\":true}",
+                 id, facelets);
+        depth_events ev;
+        cJSON *o = collect(s, req, id, &ev);
+        assert_string_equal(type_of(o), "result");
+        verify_result(o, facelets, QS_METRIC_HTM);
+        check_depths(&ev, QS_METRIC_HTM, want);
+        assert_int_equal(ev.found[ev.n - 1], count);
+        assert_int_equal((int)number_of(o, "optimal_solutions"), count);
+        const cJSON *sols = solutions_of(o);
+        assert_int_equal(cJSON_GetArraySize(sols), count);
+        for (int a = 0; a < count; a++) {
+            const cJSON *sa = cJSON_GetArrayItem(sols, a);
+            assert_int_equal(length_of(sa), want);
+            for (int b = 0; b < a; b++)
+                assert_string_not_equal(
+                    cJSON_GetObjectItemCaseSensitive(sa, "moves")->valuestring,
+                    cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetArrayItem(sols, b), "moves")
+                        ->valuestring);
+        }
+        cJSON_Delete(o);
+        /* solutions: 2 lists two of them and still counts them all */
+        snprintf(req, sizeof req,
+                 "{\"id\":\"%s-2\",\"op\":\"solve\",\"facelets\":\"%s\","
+                 "\"metric\":\"htm\",\"optimal\":true,\"all\":true,"
+                 "\"solutions\":2}",
+                 id, facelets);
+        send_str(s, req);
+        o = final_reply(s, 120000);
+        assert_non_null(o);
+        assert_string_equal(type_of(o), "result");
+        verify_result(o, facelets, QS_METRIC_HTM);
+        assert_int_equal(cJSON_GetArraySize(solutions_of(o)), 2);
+        assert_int_equal((int)number_of(o, "optimal_solutions"), count);
+        cJSON_Delete(o);
+    }
+    zmq_close(s);
+}
+
+/* Combinations an optimal request refuses, each BAD_REQUEST at once. */
+static void test_optimal_refused(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    const char *bad[] = {
+        /* no optimal solver for these metrics (robot is the default) */
+        "\"optimal\":true",
+        "\"optimal\":true,\"metric\":\"robot\"",
+        "\"optimal\":true,\"metric\":\"axht\"",
+        "\"optimal\":true,\"metric\":\"axqt\"",
+        /* time_ms has no meaning for a search that ends at the optimum */
+        "\"optimal\":true,\"metric\":\"htm\",\"time_ms\":1000",
+        /* all only with optimal; several solutions only with all */
+        "\"all\":true,\"metric\":\"htm\"",
+        "\"optimal\":false,\"all\":true,\"metric\":\"htm\"",
+        "\"optimal\":true,\"metric\":\"htm\",\"solutions\":2",
+        /* strictly typed */
+        "\"optimal\":1,\"metric\":\"htm\"",
+        "\"optimal\":\"true\",\"metric\":\"htm\"",
+        "\"optimal\":true,\"all\":null,\"metric\":\"htm\"",
+        "\"optimal\":true,\"metric\":\"htm\",\"deadline_ms\":0",
+        "\"optimal\":true,\"metric\":\"htm\",\"deadline_ms\":86400001",
+        "\"optimal\":true,\"metric\":\"htm\",\"max_len\":-1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[256];
+        snprintf(req, sizeof req,
+                 "{\"id\":\"bad%zu\",\"op\":\"solve\",\"scramble\":\"R U F\","
+                 "%s}",
+                 i, bad[i]);
+        EXPECT(s, req, "BAD_REQUEST", NULL);
+    }
+    /* The message names what is wrong. */
+    send_str(s, "{\"id\":\"m\",\"op\":\"solve\",\"scramble\":\"R\","
+                "\"optimal\":true,\"metric\":\"axht\"}");
+    cJSON *o = final_reply(s, 10000);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    assert_non_null(strstr(
+        cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring,
+        "axht"));
+    cJSON_Delete(o);
+    /* optimal false is an ordinary request, with its time_ms; a long
+     * deadline is allowed */
+    send_str(s, "{\"id\":\"f\",\"op\":\"solve\",\"scramble\":\"R U F\","
+                "\"optimal\":false,\"all\":false,\"metric\":\"htm\","
+                "\"time_ms\":20,\"deadline_ms\":86400000}");
+    o = final_reply(s, 10000);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    zmq_close(s);
+    assert_alive(main_daemon.endpoint);
+}
+
+/* A random cube takes minutes with the small tables (the fourth of the
+ * benchmark file: more than 20 minutes on 2 cores, docs/benchmarks.md):
+ * cancel ends its search at once, the daemon serves on. */
+static void test_optimal_cancel(void **state)
+{
+    (void)state;
+    char **cubes = bench_cubes(4);
+    void *s = dealer(main_daemon.endpoint);
+    char req[512];
+    snprintf(req, sizeof req,
+             "{\"id\":\"deep\",\"op\":\"solve\",\"facelets\":\"%s\","
+             "\"metric\":\"htm\",\"optimal\":true,\"progress\":true}",
+             cubes[3]);
+    send_str(s, req);
+    /* The first length searched shows the search runs. */
+    int depth = -1;
+    while (depth < 0) {
+        cJSON *o = recv_json(s, 60000);
+        assert_non_null(o);
+        if (strcmp(type_of(o), "progress") == 0) {
+            depth = (int)number_of(o, "depth");
+            assert_int_equal((int)number_of(o, "found"), 0);
+        } else {
+            assert_string_equal(type_of(o), "accepted");
+        }
+        cJSON_Delete(o);
+    }
+    send_str(s, "{\"id\":\"stop\",\"op\":\"cancel\",\"target\":\"deep\"}");
+    int got_cancel = 0, got_error = 0;
+    while (!got_error) {
+        /* A failsafe, far shorter than the search would take. */
+        cJSON *o = recv_json(s, 60000);
+        assert_non_null(o);
+        const char *t = type_of(o);
+        if (strcmp(t, "cancel") == 0) {
+            assert_true(
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "found")));
+            got_cancel = 1;
+        } else if (strcmp(t, "progress") == 0) {
+            /* a length that ended before the cancel arrived */
+            assert_int_equal((int)number_of(o, "depth"), ++depth);
+            assert_int_equal((int)number_of(o, "found"), 0);
+        } else {
+            assert_string_equal(error_code(o), "CANCELLED");
+            got_error = 1;
+        }
+        cJSON_Delete(o);
+    }
+    assert_true(got_cancel);
+    /* The worker is free: the next optimal solve runs and is answered. */
+    send_str(s, "{\"id\":\"next\",\"op\":\"solve\",\"scramble\":\"R U F'\","
+                "\"metric\":\"htm\",\"optimal\":true}");
+    cJSON *o = final_reply(s, 60000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "result");
+    assert_int_equal(length_of(cJSON_GetArrayItem(solutions_of(o), 0)), 3);
+    cJSON_Delete(o);
+    zmq_close(s);
+    free_cubes(cubes, 4);
+    assert_alive(main_daemon.endpoint);
+}
+
+/* The C client: optimal progress surfaces through its callback, the
+ * cancel flag (raised here by that callback) ends a long search, and all
+ * comes back with its count. */
+typedef struct {
+    int n, last_depth, cancel_at;
+    atomic_int *flag;
+} client_depths;
+
+static void on_client_progress(void *ctx, const qsv_progress *p)
+{
+    client_depths *d = ctx;
+    assert_int_equal(p->best, -1);
+    assert_true(p->depth > d->last_depth);
+    d->last_depth = p->depth;
+    d->n++;
+    if (d->flag && d->n == d->cancel_at)
+        atomic_store(d->flag, 1);
+}
+
+static void test_optimal_c_client(void **state)
+{
+    (void)state;
+    char **cubes = bench_cubes(4);
+    qsv_client *c;
+    qsv_failure f;
+    qsv_client_options co;
+    qsv_client_options_default(&co);
+    /* Short, so that the waits below outlast it: an optimal request has
+     * no bound of its own and the client keeps waiting by pinging. */
+    co.timeout_ms = 250;
+    assert_int_equal(qsv_client_open(main_daemon.endpoint, &co, &c, &f),
+                     QSV_OK);
+    static qsv_result res;
+    qsv_request r;
+    qsv_request_init(&r);
+    r.metric = QS_METRIC_QTM;
+    r.optimal = 1;
+    r.is_scramble = 1;
+    snprintf(r.cube, sizeof r.cube, "R U F' L D B");
+    client_depths d = {0, -1, 0, NULL};
+    assert_int_equal(
+        qsv_client_solve(c, &r, NULL, on_client_progress, &d, &res, &f),
+        QSV_OK);
+    assert_int_equal(res.n, 1);
+    assert_int_equal(res.sol[0].length, d.last_depth);
+    assert_int_equal(res.found, 0);
+    char facelets[55];
+    scramble_facelets(r.cube, facelets);
+    assert_int_equal(res.sol[0].length,
+                     local_optimal(QS_METRIC_QTM, facelets, NULL));
+    /* all, with its count */
+    r.metric = QS_METRIC_HTM;
+    r.all = 1;
+    r.solutions = QSV_MAX_SOLUTIONS;
+    snprintf(r.cube, sizeof r.cube, "U2 D2 F2 B2 L2 R2");
+    assert_int_equal(qsv_client_solve(c, &r, NULL, NULL, NULL, &res, &f),
+                     QSV_OK);
+    assert_int_equal(res.found, 6);
+    assert_int_equal(res.n, 6);
+    /* a random cube proven longer than 15 moves: lengths 10 to 15 are
+     * searched (most of a second on 2 cores, beyond the timeout) */
+    r.all = 0;
+    r.solutions = 1;
+    r.is_scramble = 0;
+    r.max_len = 15;
+    snprintf(r.cube, sizeof r.cube, "%s", cubes[3]);
+    client_depths dl = {0, -1, 0, NULL};
+    assert_int_equal(
+        qsv_client_solve(c, &r, NULL, on_client_progress, &dl, &res, &f),
+        QSV_ERR_NOT_FOUND);
+    assert_int_equal(dl.last_depth, 15);
+    qsv_client_close(c);
+    /* a long search, cancelled from the progress callback */
+    assert_int_equal(qsv_client_open(main_daemon.endpoint, NULL, &c, &f),
+                     QSV_OK);
+    atomic_int flag = 0;
+    client_depths dc = {0, -1, 2, &flag};
+    r.max_len = -1;
+    assert_int_equal(
+        qsv_client_solve(c, &r, &flag, on_client_progress, &dc, &res, &f),
+        QSV_ERR_CANCELLED);
+    assert_true(dc.n >= 2);
+    qsv_client_close(c);
+    free_cubes(cubes, 4);
+}
+
+/* Stops the daemon (SIGSTOP) at the first progress event. */
+static pid_t pause_pid;
+static void pause_daemon(void *ctx, const qsv_progress *p)
+{
+    (void)ctx;
+    (void)p;
+    if (pause_pid > 0)
+        kill(pause_pid, SIGSTOP);
+    pause_pid = 0;
+}
+
+/* SIGTERM while optimal searches run: CANCELLED, exit status 0. The
+ * daemon is started with --optimal-tables small, the default; its second
+ * worker runs a search whose client is gone. */
+static void test_optimal_sigterm(void **state)
+{
+    (void)state;
+    const char *exe = getenv("QUADSOLVED");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' --optimal-tables huge 2> /dev/null", exe);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    char **cubes = bench_cubes(4);
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
+                 "--optimal-tables", "small", "--workers", "2",
+                 "--log-level", "warn", NULL);
+    wait_ready(d.endpoint, 120000);
+    /* A daemon that stops answering ends the C client's unbounded wait
+     * for an optimal solve: its ping goes unanswered. */
+    qsv_client *c;
+    qsv_failure f;
+    qsv_client_options co;
+    qsv_client_options_default(&co);
+    co.timeout_ms = 200;
+    assert_int_equal(qsv_client_open(d.endpoint, &co, &c, &f), QSV_OK);
+    static qsv_result res;
+    qsv_request r;
+    qsv_request_init(&r);
+    r.metric = QS_METRIC_HTM;
+    r.optimal = 1;
+    snprintf(r.cube, sizeof r.cube, "%s", cubes[3]);
+    pause_pid = d.pid;
+    assert_int_equal(
+        qsv_client_solve(c, &r, NULL, pause_daemon, NULL, &res, &f),
+        QSV_ERR_NO_REPLY);
+    assert_non_null(strstr(f.message, "ping"));
+    qsv_client_close(c);
+    kill(d.pid, SIGCONT);
+    void *s = dealer(d.endpoint);
+    send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(o, "optimal_tables"), "htm")
+            ->valuestring,
+        "small");
+    cJSON_Delete(o);
+    char req[512];
+    snprintf(req, sizeof req,
+             "{\"id\":\"deep\",\"op\":\"solve\",\"facelets\":\"%s\","
+             "\"metric\":\"htm\",\"optimal\":true,\"progress\":true}",
+             cubes[3]);
+    send_str(s, req);
+    for (;;) {
+        o = recv_json(s, 60000);
+        assert_non_null(o);
+        int running = strcmp(type_of(o), "progress") == 0;
+        cJSON_Delete(o);
+        if (running)
+            break;
+    }
+    kill(d.pid, SIGTERM);
+    o = final_reply(s, 60000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "CANCELLED");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(o, "error"), "message")
+            ->valuestring,
+        "daemon shutting down");
+    cJSON_Delete(o);
+    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fclose(d.out);
+    zmq_close(s);
+    free_cubes(cubes, 4);
+}
+
+/* Runs a command, returns its exit status; stdout into out. */
+static int run_capture(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The "optimal: length N: found|none" lines of a progress log, without
+ * their node counts and times, which differ between runs. */
+static void progress_lines(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256];
+    out[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        char *paren = strstr(line, " (");
+        if (strncmp(line, "optimal: length ", 16) != 0 || !paren)
+            continue;
+        size_t at = strlen(out);
+        snprintf(out + at, len - at, "%.*s\n", (int)(paren - line), line);
+    }
+    fclose(f);
+}
+
+/* quadsolve solve --optimal --server prints what a local solve --optimal
+ * prints, and the same progress lines on stderr. The cubes have one
+ * optimal solution each, so the answer does not depend on threads. */
+static void test_cli_server_optimal(void **state)
+{
+    (void)state;
+    const char *cli = getenv("QUADSOLVE_CLI");
+    if (!cli)
+        skip();
+    struct {
+        qs_metric metric;
+        const char *scrambles[2];
+        const char *extra;
+    } cases[] = {
+        {QS_METRIC_HTM, {"R U R' U' F2 D L'", "R U F' L D B"}, ""},
+        {QS_METRIC_QTM, {"R U F' L D B", "R U R' U'"}, ""},
+        /* beyond max_len, and a scramble that does not parse */
+        {QS_METRIC_HTM, {"R U R' U' F2 D L'", "R U Q"}, "--max-len 6"},
+    };
+    char tmp[] = "/tmp/quadsolve-opt-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *metric = qs_metric_name(cases[i].metric);
+        for (int k = 0; k < 2 && !*cases[i].extra; k++) {
+            char facelets[55];
+            int count = 0;
+            scramble_facelets(cases[i].scrambles[k], facelets);
+            local_optimal(cases[i].metric, facelets, &count);
+            assert_int_equal(count, 1);
+        }
+        char cmd[2048], local[4096], remote[4096], lp[4096], rp[4096];
+        char errl[600], errr[600];
+        snprintf(errl, sizeof errl, "%s/local.err", tmp);
+        snprintf(errr, sizeof errr, "%s/remote.err", tmp);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' solve --optimal --metric %s --threads 1 %s "
+                 "--scramble \"%s\" --scramble \"%s\" 2> '%s'",
+                 cli, metric, cases[i].extra, cases[i].scrambles[0],
+                 cases[i].scrambles[1], errl);
+        int lrc = run_capture(cmd, local, sizeof local);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' solve --optimal --server %s --metric %s %s "
+                 "--scramble \"%s\" --scramble \"%s\" 2> '%s'",
+                 cli, main_daemon.endpoint, metric, cases[i].extra,
+                 cases[i].scrambles[0], cases[i].scrambles[1], errr);
+        int rrc = run_capture(cmd, remote, sizeof remote);
+        assert_string_equal(local, remote);
+        assert_int_equal(lrc, rrc);
+        assert_int_equal(lrc, *cases[i].extra ? 1 : 0);
+        progress_lines(errl, lp, sizeof lp);
+        progress_lines(errr, rp, sizeof rp);
+        assert_string_equal(lp, rp);
+        if (!*cases[i].extra)
+            assert_non_null(strstr(rp, ": found\n"));
+    }
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", tmp);
+    assert_int_equal(system(rm), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1150,6 +1820,8 @@ static int teardown(void **state)
 {
     (void)state;
     int rc = stop_daemon(&main_daemon);
+    for (int m = 0; m < QS_METRIC_COUNT; m++)
+        qtab_close(local_sets[m]);
     /* Not zmq_ctx_term: a failed test may have left a socket open, and
      * term would wait for it forever. */
     zmq_ctx_shutdown(zctx);
@@ -1168,10 +1840,17 @@ int main(void)
         cmocka_unit_test(test_fairness),
         cmocka_unit_test(test_c_client),
         cmocka_unit_test(test_cli_server),
+        cmocka_unit_test(test_optimal_lengths),
+        cmocka_unit_test(test_optimal_all),
+        cmocka_unit_test(test_optimal_refused),
+        cmocka_unit_test(test_optimal_cancel),
+        cmocka_unit_test(test_optimal_c_client),
+        cmocka_unit_test(test_cli_server_optimal),
         cmocka_unit_test(test_load_64_clients),
         cmocka_unit_test(test_line_mode),
         cmocka_unit_test(test_ipc_and_busy_and_sigterm),
         cmocka_unit_test(test_loading_state),
+        cmocka_unit_test(test_optimal_sigterm),
         cmocka_unit_test(test_curve_refuses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

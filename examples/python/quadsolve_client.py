@@ -208,14 +208,15 @@ def load_key(path):
 
 
 class _Pending:
-    __slots__ = ("request", "replies", "final", "on_progress", "accepted",
-                 "sent_at")
+    __slots__ = ("request", "replies", "final", "on_progress", "on_depth",
+                 "accepted", "sent_at")
 
-    def __init__(self, request, on_progress):
+    def __init__(self, request, on_progress, on_depth=None):
         self.request = request
         self.replies = []
         self.final = None
         self.on_progress = on_progress
+        self.on_depth = on_depth
         self.accepted = None
         self.sent_at = time.monotonic()
 
@@ -309,7 +310,13 @@ class Client:
         if kind == "accepted":
             pending.accepted = reply
         elif kind == "progress":
-            if pending.on_progress:
+            # An optimal solve reports each length searched (depth), the
+            # others each new best solution.
+            if "depth" in reply:
+                if pending.on_depth:
+                    pending.on_depth(reply["depth"], reply["found"],
+                                     reply["nodes"], reply["elapsed_ms"])
+            elif pending.on_progress:
                 pending.on_progress(reply["best"], reply["elapsed_ms"])
         elif kind in ("result", "error"):
             pending.final = reply
@@ -372,12 +379,14 @@ class Client:
         return reply["found"]
 
     def submit(self, facelets=None, scramble=None, on_progress=None,
-               request_id=None, **options):
+               request_id=None, on_depth=None, **options):
         """Sends a solve request without waiting; returns its id for
         wait() and cancel(). options are the request's other fields:
         metric, time_ms, max_len, solutions, deadline_ms, profile (a
-        built-in name or a dict), objective; None leaves the daemon's
-        default."""
+        built-in name or a dict), objective, optimal, all; None leaves the
+        daemon's default. on_progress(best, elapsed_ms) gets each new best
+        length, on_depth(depth, found, nodes, elapsed_ms) each length an
+        optimal solve has searched."""
         if (facelets is None) == (scramble is None):
             raise ValueError("give facelets or scramble")
         rid = request_id if request_id is not None else self._new_id()
@@ -389,47 +398,66 @@ class Client:
         for k, v in options.items():
             if v is not None:
                 request[k] = v
-        if on_progress is not None:
+        if on_progress is not None or on_depth is not None:
             request["progress"] = True
         key = json.dumps(rid)
         if key in self._pending:
             raise ValueError("id %s is already in flight" % key)
-        self._pending[key] = _Pending(request, on_progress)
+        self._pending[key] = _Pending(request, on_progress, on_depth)
         self._send(request)
         return rid
 
     def _limit(self, request):
-        """Seconds the daemon may legitimately spend on a request."""
+        """Seconds the daemon may legitimately spend on a request; None
+        for an optimal solve without a deadline, which has no bound."""
         def ms(key):
             v = request.get(key)
             return v if isinstance(v, int) and v > 0 else None
+        if request.get("optimal") and not ms("deadline_ms"):
+            return None
         own = ms("deadline_ms") or ms("time_ms") or (
             10000 if request.get("max_len") is not None else 10)
         return own / 1000.0
+
+    def _give_up(self, key, request_id, why):
+        del self._pending[key]
+        self._abandoned.add(key)
+        try:
+            self._send({"id": self._new_id(), "op": "cancel",
+                        "target": request_id})
+        except zmq.ZMQError:
+            pass
+        raise QuadsolveError("NO_REPLY", why, request_id=request_id)
 
     def wait(self, request_id, timeout=None, verify=True):
         """Waits for the final reply of a submitted request and returns the
         result (a dict, see docs/protocol.md), or raises QuadsolveError
         with the daemon's error. When no final reply comes within the
         request's own limit plus timeout (default: the client's timeout),
-        the request is cancelled and NO_REPLY raised."""
+        the request is cancelled and NO_REPLY raised. An optimal solve
+        without deadline_ms has no limit: it is waited for as long as the
+        daemon answers a ping after each timeout of silence."""
         key = json.dumps(request_id)
         pending = self._pending[key]
-        budget = self._limit(pending.request) + (
-            self.timeout if timeout is None else timeout)
+        grace = self.timeout if timeout is None else timeout
+        own = self._limit(pending.request)
+        if own is None:
+            # No bound: wait while the daemon answers a ping after each
+            # silence of `grace` seconds (a long search is silent too).
+            while pending.final is None:
+                if not self._receive(grace):
+                    try:
+                        self.ping(timeout=grace)
+                    except QuadsolveError:
+                        self._give_up(key, request_id, "the daemon stopped "
+                                      "answering (no reply to a ping)")
+        budget = (own or 0) + grace
         end = pending.sent_at + budget
         while pending.final is None:
             left = end - time.monotonic()
             if left <= 0:
-                del self._pending[key]
-                self._abandoned.add(key)
-                try:
-                    self._send({"id": self._new_id(), "op": "cancel",
-                                "target": request_id})
-                except zmq.ZMQError:
-                    pass
-                raise QuadsolveError("NO_REPLY", "no reply within %.1f s" %
-                                     budget, request_id=request_id)
+                self._give_up(key, request_id,
+                              "no reply within %.1f s" % budget)
             self._receive(left)
         del self._pending[key]
         reply = pending.final
@@ -457,9 +485,10 @@ class Client:
                                      request_id=request["id"])
 
     def solve(self, facelets=None, scramble=None, on_progress=None,
-              timeout=None, verify=True, **options):
+              timeout=None, verify=True, on_depth=None, **options):
         """submit() then wait(): the verified result of one solve."""
-        rid = self.submit(facelets, scramble, on_progress, **options)
+        rid = self.submit(facelets, scramble, on_progress, on_depth=on_depth,
+                          **options)
         return self.wait(rid, timeout, verify)
 
 
@@ -493,6 +522,11 @@ def _arguments(argv):
     p.add_argument("--profile", help="built-in profile name, or a JSON "
                    "file sent inline")
     p.add_argument("--objective", choices=["moves", "time"])
+    p.add_argument("--optimal", action="store_true",
+                   help="a shortest solution (metric htm or qtm; no "
+                   "time limit)")
+    p.add_argument("--all", action="store_true",
+                   help="with --optimal: every optimal solution (up to 16)")
     p.add_argument("--robot", action="store_true",
                    help="also print the robot-frame plan and its cost")
     p.add_argument("--json", action="store_true",
@@ -526,7 +560,9 @@ def main(argv=None):
     options = dict(metric=args.metric, time_ms=args.time_ms,
                    max_len=args.max_len, solutions=args.solutions,
                    deadline_ms=args.deadline_ms, profile=profile,
-                   objective=args.objective)
+                   objective=args.objective,
+                   optimal=True if args.optimal else None,
+                   all=True if args.all else None)
     if args.scramble is not None:
         cubes = [("scramble", args.scramble)]
     else:
@@ -535,6 +571,10 @@ def main(argv=None):
 
     def progress(best, ms):
         sys.stderr.write("progress: %d after %.1f ms\n" % (best, ms))
+
+    def depth(length, found, nodes, ms):
+        sys.stderr.write("optimal: length %d: %s (%d nodes, %.1f s)\n" % (
+            length, "found" if found else "none", nodes, ms / 1000.0))
 
     failed = 0
     with Client(args.endpoint, timeout=args.timeout, **curve) as qs:
@@ -545,7 +585,9 @@ def main(argv=None):
         window, ids = 16, []
         for n, (kind, cube) in enumerate(cubes):
             ids.append(qs.submit(on_progress=progress if args.progress
-                                 else None, **{kind: cube}, **options))
+                                 else None,
+                                 on_depth=depth if args.progress else None,
+                                 **{kind: cube}, **options))
             if len(ids) < window and n + 1 < len(cubes):
                 continue
             while ids:

@@ -358,6 +358,30 @@ class DaemonTest(unittest.TestCase):
         _, seen = raw.final("np")
         self.assertEqual([r["type"] for r in seen], ["accepted", "result"])
 
+    def test_08a_optimal(self):
+        # Every optimal solution of the checkerboard (6 moves, 6 canonical
+        # solutions), one progress event per length searched.
+        depths = []
+        scramble = "U2 D2 F2 B2 L2 R2"
+        res = self.qs.solve(scramble=scramble, metric="htm", optimal=True,
+                            all=True, on_depth=lambda d, f, n, ms:
+                            depths.append((d, f)))
+        self.assert_solution(qc.scramble_to_facelets(scramble), res, "htm")
+        self.assertEqual(res["optimal_solutions"], 6)
+        moves = [s["moves"] for s in res["solutions"]]
+        self.assertEqual(len(set(moves)), 6)
+        self.assertEqual({s["length"] for s in res["solutions"]}, {6})
+        self.assertEqual(depths[-1], (6, 6))
+        self.assertEqual([d for d, _ in depths],
+                         list(range(depths[0][0], 7)))
+        self.assertTrue(all(f == 0 for _, f in depths[:-1]))
+        # Refused combinations.
+        self.expect_error("BAD_REQUEST", scramble=scramble, optimal=True)
+        self.expect_error("BAD_REQUEST", scramble=scramble, metric="htm",
+                          optimal=True, time_ms=100)
+        self.expect_error("BAD_REQUEST", scramble=scramble, metric="htm",
+                          all=True)
+
     def test_09_cancel(self):
         # Running, no solution yet: CANCELLED within milliseconds.
         rid = self.qs.submit(**BLOCKER)
@@ -593,6 +617,9 @@ class DaemonTest(unittest.TestCase):
              "metric": "HTM", "max_len": None, "profile": "servo",
              "objective": "time", "deadline_ms": 1000},
             {"id": "c", "op": "solve", "facelets": SOLVED, "metric": "axqt"},
+            {"id": "f", "op": "solve", "scramble": "R U F' L2", "metric":
+             "htm", "optimal": True, "all": True, "progress": True,
+             "deadline_ms": 86400000},
             {"id": "d", "op": "solve", "facelets": BAD_CUBES["FLIP"]},
             {"id": "e", "op": "solve", "scramble": "R U R4"},
             {"id": 2, "op": "cancel", "target": "zz"},
@@ -607,7 +634,15 @@ class DaemonTest(unittest.TestCase):
                     {"id": 1.5, "op": "ping"},
                     {"id": 1, "op": "solve", "facelets": HARD, "time_ms": 0},
                     {"id": 1, "op": "solve", "facelets": HARD,
-                     "profile": "/etc/passwd"}):
+                     "profile": "/etc/passwd"},
+                    {"id": 1, "op": "solve", "facelets": HARD,
+                     "optimal": 1},
+                    {"id": 1, "op": "solve", "facelets": HARD,
+                     "optimal": True},
+                    {"id": 1, "op": "solve", "facelets": HARD,
+                     "metric": "htm", "optimal": True, "time_ms": 5},
+                    {"id": 1, "op": "solve", "facelets": HARD,
+                     "metric": "htm", "all": True}):
             self.assertNotEqual(list(requests.iter_errors(bad)), [], bad)
         kinds = set()
         for request in sent:
