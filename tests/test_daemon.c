@@ -1780,8 +1780,9 @@ static void test_cli_server_optimal(void **state)
         snprintf(errl, sizeof errl, "%s/local.err", tmp);
         snprintf(errr, sizeof errr, "%s/remote.err", tmp);
         snprintf(cmd, sizeof cmd,
-                 "'%s' solve --optimal --metric %s --threads 1 %s "
-                 "--scramble \"%s\" --scramble \"%s\" 2> '%s'",
+                 "'%s' solve --optimal --table-size small --metric %s "
+                 "--threads 1 %s --scramble \"%s\" --scramble \"%s\" "
+                 "2> '%s'",
                  cli, metric, cases[i].extra, cases[i].scrambles[0],
                  cases[i].scrambles[1], errl);
         int lrc = run_capture(cmd, local, sizeof local);
@@ -1799,6 +1800,33 @@ static void test_cli_server_optimal(void **state)
         assert_string_equal(lp, rp);
         if (!*cases[i].extra)
             assert_non_null(strstr(rp, ": found\n"));
+    }
+    /* --all: the same set of lines (a local search prints them as its
+     * threads find them, the daemon in its sorted order). */
+    char cmd[2048], local[4096], remote[4096], *ll[64], *rl[64];
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --optimal --all --table-size small --scramble "
+             "\"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
+             cli);
+    assert_int_equal(run_capture(cmd, local, sizeof local), 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --optimal --all --server %s --scramble "
+             "\"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
+             cli, main_daemon.endpoint);
+    assert_int_equal(run_capture(cmd, remote, sizeof remote), 0);
+    int nl = 0, nr = 0;
+    for (char *p = strtok(local, "\n"); p && nl < 64; p = strtok(NULL, "\n"))
+        ll[nl++] = p;
+    for (char *p = strtok(remote, "\n"); p && nr < 64; p = strtok(NULL, "\n"))
+        rl[nr++] = p;
+    assert_int_equal(nl, 6);
+    assert_int_equal(nr, nl);
+    for (int i = 0; i < nl; i++) {
+        int seen = 0;
+        for (int j = 0; j < nr; j++)
+            seen += strcmp(ll[i], rl[j]) == 0;
+        assert_int_equal(seen, 1);
+        assert_non_null(strchr(ll[i], '('));
     }
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf '%s'", tmp);
