@@ -163,8 +163,13 @@ int cmd_solve(int argc, char **argv)
             inputs[n_inputs++].text = a;
         }
     }
-    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
-        cli_usage_error("solve: --optimal needs --metric htm or qtm");
+    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM &&
+        metric != QS_METRIC_ROBOT)
+        cli_usage_error("solve: --optimal needs --metric htm, qtm or robot");
+    if (t.optimal && metric == QS_METRIC_ROBOT &&
+        t.objective == ROBOT_OBJ_TIME)
+        cli_usage_error("solve: --optimal --metric robot minimises robot "
+                        "moves; --objective time is not available");
     if (t.optimal && endpoint)
         cli_usage_error("solve: --optimal is not available with --server");
     if (!t.optimal && o.time_ms == 0 && o.max_len < 0)

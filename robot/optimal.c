@@ -549,6 +549,7 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
     kid *kids = malloc(sizeof *kids * MAX_KIDS);
     if (!kids)
         return ROBOT_ERR_NOMEM;
+    sh->nodes++;
     int nk = children(sh, n, st, togo, kids), err = ROBOT_OK;
     for (int i = 0; i < nk && !err; i++) {
         path[len] = kids[i].code;

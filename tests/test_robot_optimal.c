@@ -5,7 +5,8 @@
  * (robot_sim_step, which shares nothing with the search or the automaton)
  * for short scrambles, is never longer than robot_solve's, and its
  * solution passes robot_check; threads, re-entrancy, progress, the length
- * limit, cancel and bad arguments behave as documented.
+ * limit, cancel and bad arguments behave as documented, and so does
+ * `quadsolve solve --optimal --metric robot`.
  *
  * The breadth-first search meets in the middle. A state is a robot_sim
  * (cube, orientation, gripper quarters). If robot steps take the solved
@@ -24,9 +25,11 @@
 
 #include "robot.h"
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 
 enum {
     BACK = 3,      /* radius of the searches from the solved cube */
@@ -687,6 +690,65 @@ static void test_bad_arguments(void **state)
     qs_tables_free(htm);
 }
 
+/* Runs "quadsolve ARGS" with stderr into stdout; returns the exit status
+ * and the output (caller frees). */
+static int run_cli(const char *args, char **out)
+{
+    const char *path = getenv("QUADSOLVE_CLI");
+    if (!path || !*path)
+        fail_msg("QUADSOLVE_CLI is not set");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1 </dev/null", path, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0, got;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0)
+        len += got;
+    buf[len] = 0;
+    int status = pclose(p);
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char *out;
+    /* U' R' is solved by R U: three robot moves (docs/robot-model.md);
+     * a progress line per length, then the JSON line with the plan. */
+    assert_int_equal(run_cli("solve --optimal --metric robot --json "
+                             "--scramble \"U' R'\"",
+                             &out),
+                     0);
+    assert_non_null(strstr(out, "optimal: length 3: found"));
+    char *line = strchr(out, '{');
+    assert_non_null(line);
+    cJSON *j = cJSON_Parse(line);
+    assert_non_null(j);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "ok")));
+    assert_int_equal(cJSON_GetObjectItem(j, "robot_moves")->valueint, 3);
+    const char *robot = cJSON_GetObjectItem(j, "robot")->valuestring;
+    robot_step plan[8];
+    assert_int_equal(robot_steps_parse(robot, plan, 8, NULL, 0), 3);
+    cJSON_Delete(j);
+    free(out);
+
+    /* Beyond --max-len: NOT_FOUND, exit 1. --objective time: usage. */
+    assert_int_equal(run_cli("solve --optimal --metric robot --max-len 2 "
+                             "--scramble \"U' R'\"",
+                             &out),
+                     1);
+    assert_non_null(strstr(out, "error: NOT_FOUND"));
+    free(out);
+    assert_int_equal(run_cli("solve --optimal --metric robot --objective "
+                             "time --scramble R",
+                             &out),
+                     2);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -698,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_progress_and_max_len),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
