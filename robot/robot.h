@@ -477,9 +477,9 @@ void robot_optimal_options_default(robot_optimal_options *o);
  * error when the plan disagrees with the search (a bug; the solution is
  * not returned). A solved cube gets the empty solution. stats may be NULL
  * (phase1_nodes counts the nodes, phase1_depth the longest length proven
- * to have no solution). Practical for positions up to about 12-14 robot
- * moves; random cubes may run for hours, which only *cancel ends.
- * Re-entrant. */
+ * to have no solution). Optima of up to 15 robot moves take seconds on
+ * 2 cores, 17 minutes; random cubes may run for days, which only *cancel
+ * ends. Re-entrant. */
 int robot_solve_optimal(const qs_tables *t, const robot_model *m,
                         const robot_profile *p, const qs_cube *c,
                         const robot_optimal_options *o, robot_solution *out,

@@ -32,11 +32,11 @@
 #include <sys/wait.h>
 
 enum {
-    BACK = 3,      /* radius of the searches from the solved cube */
-    FORWARD = 2,   /* radius of the search from a scrambled cube, */
+    BACK = 3,        /* radius of the searches from the solved cube */
+    FORWARD = 2,     /* radius of the search from a scrambled cube, */
     FORWARD_FAR = 3, /* or for a few cubes, to compare up to 6 moves */
-    STATES = 7,    /* gripper across-states */
-    MAX_STATE_SETS = 1 << 18
+    STATES = 7,      /* gripper across-states */
+    TABLE_SLOTS = 1 << 18 /* hash slots: room for the largest search */
 };
 
 static qtab_set *robot_set;
@@ -155,7 +155,7 @@ static void bfs(const robot_sim *start, int radius,
                 void *ctx)
 {
     table seen;
-    table_init(&seen, MAX_STATE_SETS);
+    table_init(&seen, TABLE_SLOTS);
     robot_sim *layer = malloc(sizeof *layer);
     assert_non_null(layer);
     layer[0] = *start;
@@ -221,7 +221,7 @@ static int setup(void **state)
         robot_sim s;
         robot_sim_init(&s, NULL);
         set_grippers(&s, robot_state_across(g));
-        table_init(&back[g], MAX_STATE_SETS);
+        table_init(&back[g], TABLE_SLOTS);
         bfs(&s, BACK, record_back, &back[g]);
     }
     return 0;
