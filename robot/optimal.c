@@ -393,6 +393,7 @@ static void record(worker *w, int n_path)
     }
     pthread_mutex_unlock(&sh->lock);
     atomic_store(&sh->stop, 1);
+    w->halt = 1; /* the others see stop at their next poll */
     free(s);
 }
 
