@@ -158,6 +158,15 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
  * both print the same lines. */
 void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
                           double elapsed_ms);
+/* solve --optimal --metric robot: robot_solve_optimal for *cube with t's
+ * model and profile and o's threads, max_len (robot moves) and cancel
+ * flag; one progress line per length on stderr. On success writes the
+ * solution and its plan to r->sol[0] and r->plan[0] and 1 to *n. Returns
+ * a qs_error, or CLI_ERR_INTERNAL with detail when the search and its
+ * plan disagree. */
+int cli_solve_robot_optimal(cli_tables *t, const qs_tables *tables,
+                            const qs_cube *cube, const qs_options *o,
+                            cli_result *r, int *n, char *detail, size_t len);
 
 /* --server: solves one input through the daemon client c instead (same
  * fields of t and o, t->optimal included; the tables are not opened). */

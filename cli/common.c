@@ -369,7 +369,10 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
         max_out = CLI_MAX_SOLUTIONS; /* kept for --json; text streams all */
     int n = 0, robot = t->metric == QS_METRIC_ROBOT;
     double start = cli_now_ms();
-    if (t->optimal)
+    if (t->optimal && robot)
+        rc = cli_solve_robot_optimal(t, tables, &cube, o, r, &n, detail,
+                                     sizeof detail);
+    else if (t->optimal)
         rc = solve_optimal(t, tables, &cube, o, max_out, r, &n);
     else if (robot)
         rc = solve_robot(t, tables, &cube, o, max_out, r, &n, detail,

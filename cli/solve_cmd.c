@@ -169,8 +169,16 @@ int cmd_solve(int argc, char **argv)
             inputs[n_inputs++].text = a;
         }
     }
-    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
-        cli_usage_error("solve: --optimal needs --metric htm or qtm");
+    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM &&
+        metric != QS_METRIC_ROBOT)
+        cli_usage_error("solve: --optimal needs --metric htm, qtm or robot");
+    if (t.optimal && metric == QS_METRIC_ROBOT &&
+        t.objective == ROBOT_OBJ_TIME)
+        cli_usage_error("solve: --optimal --metric robot minimises robot "
+                        "moves; --objective time is not available");
+    if (t.optimal && metric == QS_METRIC_ROBOT && (endpoint || t.optimal_all))
+        cli_usage_error("solve: --optimal --metric robot is local only and "
+                        "finds one solution (no --server, no --all)");
     if (t.optimal_all && !t.optimal)
         cli_usage_error("solve: --all needs --optimal");
     t.optimal_stream = t.optimal_all && !json;

@@ -446,6 +446,45 @@ int robot_solve(const qs_tables *t, const robot_model *m,
                 const robot_solve_options *o, robot_solution *out,
                 int max_out, int *n_out, qs_stats *stats);
 
+/* ------------------------------------------------------ optimal solving */
+
+typedef struct {
+    int threads;              /* worker threads splitting one solve, >= 1 */
+    int max_len;              /* give up beyond this many robot moves with
+                                 ROBOT_ERR_NOT_FOUND; -1 = no limit */
+    const atomic_int *cancel; /* caller-owned; nonzero stops the search */
+    qs_depth_fn on_depth;     /* after each length searched (serialised,
+                                 from the calling thread); may be NULL */
+    void *depth_ctx;
+} robot_optimal_options;
+
+/* Defaults: 1 thread, no length limit, no cancel flag, no callback. */
+void robot_optimal_options_default(robot_optimal_options *o);
+
+/* Finds a solution of *c with the fewest robot moves, counted as
+ * robot_solve counts them (turns and parallel pairs of the four gripped
+ * faces, tilts and full regrips; parallel regrips are free), from the home
+ * orientation with neutral grippers: an iterative-deepening A* over the
+ * cube, the orientation and the gripper stateset of *m, bounded by the
+ * robot phase-1 table of t (a QS_METRIC_ROBOT table set) read in the three
+ * axis frames. The solution is planned by robot_plan (ROBOT_OBJ_MOVES,
+ * under profile *p), whose robot_moves must equal the optimum, and
+ * replayed by robot_check before it is written to *out. on_depth gets each
+ * length searched (found 0: none that short). Returns ROBOT_OK,
+ * ROBOT_ERR_CANCELLED, ROBOT_ERR_NOT_FOUND (optimum beyond max_len),
+ * ROBOT_ERR_TABLES, ROBOT_ERR_CUBE (not solvable), ROBOT_ERR_ARGUMENT,
+ * ROBOT_ERR_NOMEM, or ROBOT_ERR_COUNT / ROBOT_ERR_NOT_SOLVED / a checker
+ * error when the plan disagrees with the search (a bug; the solution is
+ * not returned). A solved cube gets the empty solution. stats may be NULL
+ * (phase1_nodes counts the nodes, phase1_depth the longest length proven
+ * to have no solution). Optima of up to 15 robot moves take seconds on
+ * 2 cores, 17 minutes; random cubes may run for days, which only *cancel
+ * ends. Re-entrant. */
+int robot_solve_optimal(const qs_tables *t, const robot_model *m,
+                        const robot_profile *p, const qs_cube *c,
+                        const robot_optimal_options *o, robot_solution *out,
+                        qs_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif
