@@ -572,11 +572,12 @@ static char *status_reply(server *s, const char *id)
                             : failed    ? "degraded"
                                         : "ready");
     cJSON_AddItemToObject(o, "tables", tables);
-    /* The optimal solver's table size per ready htm/qtm set: what an
-     * optimal request will get (large is minutes faster per cube). */
+    /* The optimal solver's table size per ready htm/qtm set (the robot
+     * optimum has one size): what an optimal request will get. */
     cJSON *optimal = cJSON_CreateObject();
     for (int m = 0; m < QS_METRIC_COUNT; m++)
-        if (s->cfg->metrics[m] && qsv_optimal_supported((qs_metric)m) &&
+        if (s->cfg->metrics[m] &&
+            (m == QS_METRIC_HTM || m == QS_METRIC_QTM) &&
             s->tables[m] == TABLES_READY)
             cJSON_AddStringToObject(
                 optimal, qs_metric_name((qs_metric)m),

@@ -109,8 +109,9 @@ typedef struct {
     int solutions;            /* 1..QSV_MAX_SOLUTIONS */
     int deadline_ms;          /* 0: none; else whole request incl. queue */
     int progress;             /* send progress events */
-    int optimal;              /* a shortest solution (qs_solve_optimal):
-                                 no time_ms, max_len caps the length */
+    int optimal;              /* a shortest solution (qs_solve_optimal, or
+                                 robot_solve_optimal in metric robot): no
+                                 time_ms, max_len caps the length */
     int all;                  /* with optimal: every optimal solution, up to
                                  `solutions` of them */
     robot_objective objective;
@@ -129,10 +130,9 @@ void qsv_request_init(qsv_request *r);
  * it is cancelled or its deadline passes. */
 int qsv_request_time_ms(const qsv_request *r);
 
-/* Nonzero when optimal solves (r->optimal) exist for metric m: htm and
- * qtm. This and the dispatch in qsv_solve (solve.c, next to it) are the
- * one place to change when robot-metric optima arrive; the request parser
- * refuses every other metric through it. */
+/* Nonzero when optimal solves (r->optimal) exist for metric m: htm, qtm
+ * and robot (one solution, fewest robot moves). The request parser refuses
+ * every other metric through it. */
 int qsv_optimal_supported(qs_metric m);
 
 /* Parses one request frame (len bytes, not NUL-terminated) into *r.
@@ -199,7 +199,7 @@ typedef void (*qsv_progress_fn)(void *ctx, const qsv_progress *p);
 
 /* Solves request *r (op solve) in this process: parses the cube,
  * searches with tables t (their metric must be r->metric; an optimal
- * request runs qs_solve_optimal, for qsv_optimal_supported metrics only),
+ * request runs qs_solve_optimal or, in metric robot, robot_solve_optimal),
  * plans every solution for the robot under r's profile and objective, and
  * verifies each by applying its moves to the cube and replaying its plan
  * with robot_check; a failed check is QSV_ERR_INTERNAL, never a result.

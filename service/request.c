@@ -169,9 +169,18 @@ static int check_optimal(qsv_request *r, int have_time, int have_solutions,
     }
     if (!qsv_optimal_supported(r->metric))
         return fail(f, QSV_ERR_BAD_REQUEST,
-                    "'optimal' needs metric \"htm\" or \"qtm\"; metric "
-                    "\"%s\" has no optimal solver",
+                    "'optimal' needs metric \"htm\", \"qtm\" or "
+                    "\"robot\"; metric \"%s\" has no optimal solver",
                     qs_metric_name(r->metric));
+    /* The robot optimum counts robot moves and is one solution. */
+    if (r->metric == QS_METRIC_ROBOT && r->all)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "'all' is not available for metric \"robot\" (the "
+                    "robot optimal search returns one solution)");
+    if (r->metric == QS_METRIC_ROBOT && r->objective == ROBOT_OBJ_TIME)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "an optimal robot solve minimises robot moves; "
+                    "'objective': \"time\" does not apply");
     /* An optimal search has no time limit to give: it ends when the
      * optimum is proven. Ignoring time_ms would let a client believe its
      * answer comes within it; deadline_ms is the bound that applies. */

@@ -130,8 +130,7 @@ static int search_failure(int qs_rc, const qsv_request *r, int time_ms,
 
 int qsv_optimal_supported(qs_metric m)
 {
-    /* Robot-metric optima will be added here and in optimal_search. */
-    return m == QS_METRIC_HTM || m == QS_METRIC_QTM;
+    return m == QS_METRIC_HTM || m == QS_METRIC_QTM || m == QS_METRIC_ROBOT;
 }
 
 /* What an optimal search reports to qsv_solve's caller. */
@@ -180,7 +179,7 @@ static int optimal_search(const qs_tables *t, const qsv_request *r,
     case QS_METRIC_QTM:
         rc = qs_solve_optimal(t, cube, &o, out, r->solutions, n, stats);
         break;
-    default: /* QS_METRIC_ROBOT: robot-metric optima (issue 6) go here */
+    default: /* robot optima are searched in qsv_solve itself */
         return QS_ERR_TABLES;
     }
     /* Without all the search stops at the first solution, so a count
@@ -321,9 +320,40 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
     int time_ms = qsv_request_time_ms(r);
     int n = 0;
     improve_relay relay = {on_progress, progress_ctx, start};
-    /* Optimal requests of any metric take the second branch, where
-     * optimal_search dispatches them by metric. */
-    if (r->metric == QS_METRIC_ROBOT && !r->optimal) {
+    /* Optimal requests of htm and qtm take the last branch, where
+     * optimal_search dispatches them. */
+    if (r->metric == QS_METRIC_ROBOT && r->optimal) {
+        depth_relay drelay = {on_progress, progress_ctx, 0};
+        robot_optimal_options o;
+        robot_optimal_options_default(&o);
+        o.threads = threads;
+        o.max_len = r->max_len > QS_MAX_MOVES ? -1 : r->max_len;
+        o.cancel = cancel;
+        o.on_depth = relay_depth;
+        o.depth_ctx = &drelay;
+        robot_solution rs;
+        rc = robot_solve_optimal(t, m, &r->profile, &cube, &o, &rs,
+                                 &out->stats);
+        if (rc == ROBOT_OK) {
+            memcpy(out->sol[0].moves, rs.moves, sizeof rs.moves);
+            out->sol[0].n = rs.n;
+            out->sol[0].plan = rs.plan;
+            out->sol[0].length = rs.plan.robot_moves;
+            n = 1;
+        }
+        if (rc == ROBOT_ERR_CUBE)
+            return fail(f, QSV_ERR_INVALID_CUBE, NULL,
+                        "the cube is not solvable");
+        /* Anything else (the plan disagreeing with the search) is a bug,
+         * never an answer. */
+        if (rc != ROBOT_OK && rc != ROBOT_ERR_CANCELLED &&
+            rc != ROBOT_ERR_NOT_FOUND && rc != ROBOT_ERR_TABLES &&
+            rc != ROBOT_ERR_NOMEM)
+            return fail(f, QSV_ERR_INTERNAL, NULL,
+                        "robot optimal search: %s: %s", robot_errcode(rc),
+                        robot_strerror(rc));
+        rc = robot_to_qs(rc);
+    } else if (r->metric == QS_METRIC_ROBOT) {
         robot_solve_options o;
         robot_solve_options_default(&o);
         o.threads = threads;

@@ -1365,6 +1365,55 @@ static void test_optimal_lengths(void **state)
     zmq_close(s);
 }
 
+/* Robot-metric optima: the daemon's length in robot moves equals an
+ * in-process robot_solve_optimal, one progress event per length, and the
+ * solution is verified (moves and robot plan) like any other. */
+static void test_optimal_robot(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    uint64_t seed = 0x70b07u;
+    robot_model model;
+    robot_model_init(&model);
+    robot_profile profile;
+    robot_profile_builtin("default", &profile);
+    for (int i = 0; i < 3; i++) {
+        char scramble[128], facelets[55], req[512], id[32];
+        make_scramble(&seed, 6, 0, scramble, sizeof scramble);
+        scramble_facelets(scramble, facelets);
+        snprintf(id, sizeof id, "ropt-%d", i);
+        snprintf(req, sizeof req,
+                 "{\"id\":\"%s\",\"op\":\"solve\",\"facelets\":\"%s\","
+                 "\"metric\":\"robot\",\"optimal\":true,\"progress\":true}",
+                 id, facelets);
+        depth_events ev;
+        cJSON *o = collect(s, req, id, &ev);
+        if (strcmp(type_of(o), "result") != 0)
+            fail_msg("%s (robot): %s", scramble, error_code(o));
+        verify_result(o, facelets, QS_METRIC_ROBOT);
+        const cJSON *sols = solutions_of(o);
+        assert_int_equal(cJSON_GetArraySize(sols), 1);
+        int len = length_of(cJSON_GetArrayItem(sols, 0));
+
+        qs_cube cube;
+        assert_int_equal(qs_cube_from_facelets(facelets, &cube, NULL, 0),
+                         QS_OK);
+        robot_optimal_options ro;
+        robot_optimal_options_default(&ro);
+        robot_solution rs;
+        assert_int_equal(robot_solve_optimal(local_tables(QS_METRIC_ROBOT),
+                                             &model, &profile, &cube, &ro,
+                                             &rs, NULL),
+                         ROBOT_OK);
+        if (len != rs.plan.robot_moves)
+            fail_msg("%s: daemon %d robot moves, local %d", scramble, len,
+                     rs.plan.robot_moves);
+        check_depths(&ev, QS_METRIC_ROBOT, len);
+        cJSON_Delete(o);
+    }
+    zmq_close(s);
+}
+
 /* all: every optimal solution (canonical sequences), distinct, verified,
  * of one length, as many as the reference finds; solutions caps how many
  * are listed but not the count. */
@@ -1430,10 +1479,11 @@ static void test_optimal_refused(void **state)
     (void)state;
     void *s = dealer(main_daemon.endpoint);
     const char *bad[] = {
-        /* no optimal solver for these metrics (robot is the default) */
-        "\"optimal\":true",
-        "\"optimal\":true,\"metric\":\"robot\"",
+        /* no optimal solver for these metrics */
         "\"optimal\":true,\"metric\":\"axht\"",
+        /* the robot optimum is one solution, counted in moves */
+        "\"optimal\":true,\"metric\":\"robot\",\"all\":true",
+        "\"optimal\":true,\"metric\":\"robot\",\"objective\":\"time\"",
         "\"optimal\":true,\"metric\":\"axqt\"",
         /* time_ms has no meaning for a search that ends at the optimum */
         "\"optimal\":true,\"metric\":\"htm\",\"time_ms\":1000",
@@ -1873,6 +1923,7 @@ int main(void)
         cmocka_unit_test(test_optimal_refused),
         cmocka_unit_test(test_optimal_cancel),
         cmocka_unit_test(test_optimal_c_client),
+        cmocka_unit_test(test_optimal_robot),
         cmocka_unit_test(test_cli_server_optimal),
         cmocka_unit_test(test_load_64_clients),
         cmocka_unit_test(test_line_mode),

@@ -376,7 +376,10 @@ class DaemonTest(unittest.TestCase):
                          list(range(depths[0][0], 7)))
         self.assertTrue(all(f == 0 for _, f in depths[:-1]))
         # Refused combinations.
-        self.expect_error("BAD_REQUEST", scramble=scramble, optimal=True)
+        self.expect_error("BAD_REQUEST", scramble=scramble, metric="axht",
+                          optimal=True)
+        self.expect_error("BAD_REQUEST", scramble=scramble, optimal=True,
+                          all=True)  # robot (the default): one solution
         self.expect_error("BAD_REQUEST", scramble=scramble, metric="htm",
                           optimal=True, time_ms=100)
         self.expect_error("BAD_REQUEST", scramble=scramble, metric="htm",
@@ -638,7 +641,9 @@ class DaemonTest(unittest.TestCase):
                     {"id": 1, "op": "solve", "facelets": HARD,
                      "optimal": 1},
                     {"id": 1, "op": "solve", "facelets": HARD,
-                     "optimal": True},
+                     "optimal": True, "all": True},
+                    {"id": 1, "op": "solve", "facelets": HARD,
+                     "metric": "axht", "optimal": True},
                     {"id": 1, "op": "solve", "facelets": HARD,
                      "metric": "htm", "optimal": True, "time_ms": 5},
                     {"id": 1, "op": "solve", "facelets": HARD,
