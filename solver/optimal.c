@@ -9,8 +9,8 @@
  * per-move bits, so the moves that keep a node within the bound are known
  * before any child is computed; only the children that pass are read.
  *
- * With the optional large table (tables with opt_large) the bound is
- * instead the exact distance, on each of the three axes, to "edges and
+ * With the optional large table (tables with opt_large) the bound also
+ * takes the exact distance, on each of the three axes, to "edges and
  * corners oriented, slice edges home in order", which the search tracks
  * from parent to child through the table's distance-modulo-3 entries; the
  * phase-1 entries still pick the moves worth making (dfs_large).
