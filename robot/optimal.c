@@ -136,13 +136,6 @@ typedef struct {
     int halt;
 } worker;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void robot_optimal_options_default(robot_optimal_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -674,7 +667,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     sh->o = o;
     sh->cube = *c;
     sh->out = out;
-    sh->start_ns = now_ns();
+    sh->start_ns = monotonic_ns();
     pthread_mutex_init(&sh->lock, NULL);
     atomic_init(&sh->stop, 0);
     atomic_init(&sh->next_job, 0);
@@ -699,7 +692,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         sh->found = 1;
         if (o->on_depth)
             o->on_depth(o->depth_ctx, 0, 1, 0,
-                        (double)(now_ns() - sh->start_ns) / 1e6);
+                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
         err = ROBOT_OK;
         goto done;
     }
@@ -725,7 +718,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        (double)(now_ns() - sh->start_ns) / 1e6);
+                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
         if (sh->found) {
             err = ROBOT_OK;
             break;
@@ -738,7 +731,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     }
 done:
     if (stats) {
-        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);

@@ -112,13 +112,6 @@ typedef struct {
     int halt;
 } worker;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void robot_solve_options_default(robot_solve_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -149,7 +142,7 @@ static int should_halt(worker *w)
     }
     /* As in qs_solve: without a length limit the deadline waits for the
      * first solution, so a solvable cube is never left unsolved. */
-    if (sh->deadline_ns && now_ns() >= sh->deadline_ns &&
+    if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
         (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
          sh->o->max_len >= 0)) {
         pthread_mutex_lock(&sh->lock);
@@ -234,7 +227,7 @@ static void record(worker *w, int count)
         if (sh->n_cand < sh->pool)
             sh->n_cand++;
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+            sh->first_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         atomic_store(&sh->found, sh->n_cand);
         /* Fewest moves: with `want` candidates, only shorter paths count.
          * Least time: paths one move longer than the shortest may still
@@ -741,7 +734,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     sh->deepest_done = -1;
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
-    sh->start_ns = now_ns();
+    sh->start_ns = monotonic_ns();
     /* Least time plans several candidates with Dijkstra searches after
      * the search (about 0.5 ms each): a third of the time is kept for it. */
     uint64_t search_us = (uint64_t)o->time_ms * 1000u;
@@ -780,7 +773,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         stats->first_ms = sh->first_ms;
     }
     int err;

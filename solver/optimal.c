@@ -90,13 +90,6 @@ typedef struct {
     int halt;
 } worker;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void qs_optimal_options_default(qs_optimal_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -642,7 +635,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->cube = *c;
     sh->out = out;
     sh->max_out = max_out;
-    sh->start_ns = now_ns();
+    sh->start_ns = monotonic_ns();
     pthread_mutex_init(&sh->lock, NULL);
     atomic_init(&sh->stop, 0);
     atomic_init(&sh->next_job, 0);
@@ -684,7 +677,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        (double)(now_ns() - sh->start_ns) / 1e6);
+                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
         if (sh->found) {
             err = QS_OK;
             break;
@@ -696,7 +689,7 @@ done:
     if (stats) {
         stats->phase1_nodes = sh->nodes;
         stats->phase1_depth = proven;
-        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);

@@ -17,6 +17,17 @@ void move_cube(qs_move m, qs_cube *out);
  * the U-D axis. */
 void sym_cubes(qs_cube out[48]);
 
+#include <time.h>
+
+/* Monotonic time in nanoseconds: the searches' time limits, deadlines and
+ * progress reports. */
+static inline uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 #endif
 
 /* ------------------------------------------------------------ coordinates */

@@ -90,13 +90,6 @@ typedef struct {
     int halt;
 } worker;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void qs_options_default(qs_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -123,7 +116,7 @@ static int should_halt(worker *w)
     }
     /* Without a length limit the time limit never leaves a cube unsolved:
      * past it, the search goes on until its first solution. */
-    if (sh->deadline_ns && now_ns() >= sh->deadline_ns &&
+    if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
         (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
          sh->o->max_len >= 0)) {
         pthread_mutex_lock(&sh->lock);
@@ -181,7 +174,7 @@ static void record(worker *w)
         if (sh->n_best < sh->max_out)
             sh->n_best++;
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+            sh->first_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         atomic_store(&sh->found, sh->n_best);
         if (sh->n_best == sh->max_out) {
             int worst = sh->best[sh->n_best - 1].length;
@@ -561,7 +554,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     sh->best = out;
     sh->max_out = o->solutions < max_out ? o->solutions : max_out;
     sh->deepest_done = -1;
-    sh->start_ns = now_ns();
+    sh->start_ns = monotonic_ns();
     sh->deadline_ns =
         o->time_ms > 0 ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull : 0;
     atomic_init(&sh->limit,
@@ -605,7 +598,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = (double)(now_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         stats->first_ms = sh->first_ms;
     }
     if (sh->n_best > 0)
