@@ -467,25 +467,33 @@ static int generate_phase1(const qs_tables *t, void *buf, int threads,
     return err;
 }
 
+/* A space's distances from entry `start`, saturated at PHASE2_MAX_DIST,
+ * packed two nibbles per byte (sp->n is even: no byte is shared). */
+static int generate_nibbles(const space *sp, uint64_t start, uint8_t *buf,
+                            int threads, bfs_job *job)
+{
+    uint8_t *dist = malloc(sp->n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    int err = bfs(sp, &start, 1, dist, threads, job);
+    if (!err)
+        for (uint64_t i = 0; i < sp->n; i += 2)
+            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
+    free(dist);
+    return err;
+}
+
 static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
                            bfs_job *job)
 {
     space sp = {t, N_PHASE2, PHASE2_MAX_DIST, phase2_children,
                 phase2_equivalents};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = &sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 1.0;
-    uint64_t start = (uint64_t)t->corner_class[0] * N_PERM8;
-    int err = bfs(&sp, &start, 1, dist, threads, job);
-    if (!err)
-        for (uint64_t i = 0; i < sp.n; i += 2)
-            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
-    free(dist);
-    return err;
+    return generate_nibbles(&sp, (uint64_t)t->corner_class[0] * N_PERM8,
+                            buf, threads, job);
 }
 
 static int generate_corners(const qs_tables *t, uint8_t *buf, int threads,
@@ -493,21 +501,8 @@ static int generate_corners(const qs_tables *t, uint8_t *buf, int threads,
 {
     space sp = {t, N_CORNERS_OPT, PHASE2_MAX_DIST, corners_children,
                 corners_equivalents};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = &sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 1.0;
-    uint64_t start = (uint64_t)t->corner_class[0] * N_TWIST;
-    int err = bfs(&sp, &start, 1, dist, threads, job);
-    /* N_CORNERS_OPT is even: every byte holds two whole entries. */
-    if (!err)
-        for (uint64_t i = 0; i < sp.n; i += 2)
-            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
-    free(dist);
-    return err;
+    return generate_nibbles(&sp, (uint64_t)t->corner_class[0] * N_TWIST,
+                            buf, threads, job);
 }
 
 static int generate_rphase1(const qs_tables *t, uint16_t *buf, int threads,
