@@ -217,6 +217,13 @@ static inline int large_bound(const onode *n)
     return h;
 }
 
+/* All three distances equal d: then the distance to solved is above d
+ * (de Bondt's +1, see usable()). */
+static inline int large_all_at(const onode *n, int d)
+{
+    return d > 0 && n->dist[0] == d && n->dist[1] == d && n->dist[2] == d;
+}
+
 /* The exact distances of the root: walk down, one move at a time, to a
  * neighbour one closer (value one less modulo 3) until the goal. */
 static int large_root(shared *sh, onode *root)
@@ -247,22 +254,38 @@ static int large_root(shared *sh, onode *root)
     return QS_OK;
 }
 
+/* Axis r's move mask m as a mask of the cube's moves. */
+static uint64_t to_cube_moves(const shared *sh, int r, uint64_t m)
+{
+    if (r == 0 || m == sh->t->all_moves || m == 0)
+        return m;
+    return sh->to_cube[r][0][m & 255] | sh->to_cube[r][1][m >> 8 & 255] |
+           sh->to_cube[r][2][m >> 16 & 255];
+}
+
 /* The moves of a node with `togo` still to go whose children may still be
- * within the bound, as far as the node's own entries tell. */
+ * within the bound, as far as the node's own entries tell.
+ *
+ * With unit-cost moves this also applies de Bondt's +1: the goal of each
+ * axis's table is closed under that axis's face turns, so the last move
+ * of a solution, whichever axis it turns, leaves the position before it
+ * inside that axis's goal. A position whose distances on all three axes
+ * equal its distance d > 0 to solved is therefore at least d + 1 away:
+ * a child with a budget left needs one axis at least one below it. */
 static uint64_t usable(const shared *sh, const oentry *en, int togo,
                        int canon)
 {
     const qs_tables *t = sh->t;
-    uint64_t moves = t->canon_allowed[canon];
+    uint64_t moves = t->canon_allowed[canon], strict = 0;
     for (int r = 0; r < N_AXES && moves; r++) {
         int slack = togo - (int)(en->e[r] & P1_DIST_MASK);
-        uint64_t m = phase1_moves(t, en->e[r], en->sym[r], slack);
-        if (r > 0 && m != t->all_moves)
-            m = sh->to_cube[r][0][m & 255] | sh->to_cube[r][1][m >> 8 & 255] |
-                sh->to_cube[r][2][m >> 16 & 255];
-        moves &= m;
+        moves &= to_cube_moves(
+            sh, r, phase1_moves(t, en->e[r], en->sym[r], slack));
+        if (t->grouped && slack >= 1 && strict != t->all_moves)
+            strict |= to_cube_moves(
+                sh, r, phase1_moves(t, en->e[r], en->sym[r], slack - 1));
     }
-    return moves;
+    return t->grouped && togo > 1 ? moves & strict : moves;
 }
 
 static int should_halt(worker *w)
@@ -363,7 +386,8 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
     onode kid[18];
     uint8_t kmove[18];
     uint32_t cs[18][N_AXES];
-    uint64_t idx[18][N_AXES];
+    uint64_t idx[18][N_AXES], cidx[18];
+    uint8_t far[18];
     int nk = 0;
     while (moves) {
         int m = __builtin_ctzll(moves);
@@ -373,10 +397,16 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
         apply(sh, n, m, &kid[nk]);
         for (int r = 0; r < N_AXES; r++)
             __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
+        cidx[nk] = corner_index(t, &kid[nk]);
+        __builtin_prefetch(&t->opt_corners[cidx[nk] >> 1]);
         kmove[nk++] = (uint8_t)m;
     }
+    /* The corner table is small and read first: the children it rejects
+     * cost no large-table reads. */
     for (int k = 0; k < nk; k++) {
-        if (togo == t->cost[kmove[k]])
+        int rest = togo - t->cost[kmove[k]];
+        far[k] = rest > 0 && corner_dist(t, cidx[k]) > rest;
+        if (rest == 0 || far[k])
             continue;
         for (int r = 0; r < N_AXES; r++) {
             const onode *c = &kid[k];
@@ -401,22 +431,24 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
             }
             continue;
         }
+        if (far[k])
+            continue;
         if (t->cost[m] == 1) {
-            int far = 0;
-            for (int r = 0; r < N_AXES && !far; r++) {
+            int beyond = 0;
+            for (int r = 0; r < N_AXES && !beyond; r++) {
                 int d = next_dist(n->dist[r],
                                   opt_large_value(t->opt_large, idx[k][r]));
                 c->dist[r] = (uint8_t)d;
-                far = d > rest;
+                beyond = d > rest;
             }
-            if (far)
+            if (beyond)
                 continue;
         } else {
             large_dists(sh, n, m, c);
             if (large_bound(c) > rest)
                 continue;
         }
-        if (corner_dist(t, corner_index(t, c)) > rest)
+        if (large_all_at(c, rest)) /* de Bondt's +1, see usable() */
             continue;
         for (int r = 0; r < N_AXES; r++) {
             uint32_t p = cs[k][r];
@@ -653,6 +685,8 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         if (err)
             goto done;
         int h = large_bound(&sh->root);
+        if (large_all_at(&sh->root, h))
+            h++; /* de Bondt's +1 */
         if (h > depth)
             depth = h;
     }
