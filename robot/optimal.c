@@ -120,10 +120,10 @@ typedef struct {
     job *jobs;
     int n_jobs, cap_jobs;
     atomic_int next_job;
-    atomic_int stop;
+    search_stop halt;
 
     pthread_mutex_t lock;
-    int cancelled, found, err;
+    int found, err;
     robot_solution *out;
     uint64_t nodes;
 } shared;
@@ -249,16 +249,8 @@ static int build_rules(shared *sh)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+    if (search_stop_poll(&sh->halt))
         return w->halt = 1;
-    if (sh->o->cancel &&
-        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->cancelled = 1;
-        pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
-        return w->halt = 1;
-    }
     return 0;
 }
 
@@ -351,7 +343,7 @@ static void record(worker *w, int n_path)
         pthread_mutex_lock(&sh->lock);
         sh->err = ROBOT_ERR_NOMEM;
         pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
+        search_stop_all(&sh->halt);
         return;
     }
     memset(s, 0, sizeof *s);
@@ -385,7 +377,7 @@ static void record(worker *w, int n_path)
         *sh->out = *s;
     }
     pthread_mutex_unlock(&sh->lock);
-    atomic_store(&sh->stop, 1);
+    search_stop_all(&sh->halt);
     w->halt = 1; /* the others see stop at their next poll */
     free(s);
 }
@@ -669,7 +661,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     sh->out = out;
     sh->start_ns = monotonic_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    atomic_init(&sh->stop, 0);
+    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->next_job, 0);
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
@@ -708,7 +700,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
             err = rc;
             break;
         }
-        if (sh->cancelled && !sh->found) {
+        if (search_was_cancelled(&sh->halt) && !sh->found) {
             err = ROBOT_ERR_CANCELLED;
             break;
         }

@@ -87,9 +87,9 @@ typedef struct {
     int next_len, next_dir, next_start; /* the next job */
     int deepest_done;
     atomic_int limit;     /* most robot moves a path may still have */
-    atomic_int stop;
+    search_stop halt;
     atomic_int found;
-    int cancelled, timed_out;
+    int timed_out;
     candidate *cand;      /* best first by the search's count */
     int n_cand, pool;     /* candidates held, pool size */
     int max_out;
@@ -130,16 +130,8 @@ static int axis_of(int m)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+    if (search_stop_poll(&sh->halt))
         return w->halt = 1;
-    if (sh->o->cancel &&
-        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->cancelled = 1;
-        pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
-        return w->halt = 1;
-    }
     /* As in qs_solve: without a length limit the deadline waits for the
      * first solution, so a solvable cube is never left unsolved. */
     if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
@@ -148,7 +140,7 @@ static int should_halt(worker *w)
         pthread_mutex_lock(&sh->lock);
         sh->timed_out = 1;
         pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
+        search_stop_all(&sh->halt);
         return w->halt = 1;
     }
     return 0;
@@ -252,7 +244,7 @@ static void record(worker *w, int count)
                 if (plan_candidate(sh, s) == ROBOT_OK &&
                     s->plan.robot_moves <= sh->o->max_len) {
                     sh->confirmed = 1;
-                    atomic_store(&sh->stop, 1);
+                    search_stop_all(&sh->halt);
                 }
                 free(s);
             }
@@ -742,7 +734,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         search_us -= search_us / 3;
     sh->deadline_ns = o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0;
     atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
-    atomic_init(&sh->stop, 0);
+    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->found, 0);
     pthread_mutex_init(&sh->lock, NULL);
 
@@ -781,7 +773,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         err = ROBOT_OK;
     else if (sh->n_cand > 0)
         err = ROBOT_ERR_NOT_SOLVED; /* no candidate survived its check */
-    else if (sh->cancelled)
+    else if (search_was_cancelled(&sh->halt))
         err = ROBOT_ERR_CANCELLED;
     else if (sh->timed_out)
         err = ROBOT_ERR_TIMEOUT;

@@ -72,10 +72,9 @@ typedef struct {
     job *jobs;
     int n_jobs, cap_jobs;
     atomic_int next_job;
-    atomic_int stop;
+    search_stop halt;
 
     pthread_mutex_t lock;
-    int cancelled;
     int found;                /* solutions at the current depth */
     qs_solution *out;
     int max_out, n_out;
@@ -291,16 +290,8 @@ static uint64_t usable(const shared *sh, const oentry *en, int togo,
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+    if (search_stop_poll(&sh->halt))
         return w->halt = 1;
-    if (sh->o->cancel &&
-        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->cancelled = 1;
-        pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
-        return w->halt = 1;
-    }
     return 0;
 }
 
@@ -316,14 +307,14 @@ static void record(worker *w, int n)
     if (!qs_cube_is_solved(&check))
         return; /* cannot happen with consistent tables; never report it */
     pthread_mutex_lock(&sh->lock);
-    if (!atomic_load(&sh->stop) || sh->o->all) {
+    if (!search_stopped(&sh->halt) || sh->o->all) {
         sh->found++;
         if (sh->n_out < sh->max_out)
             sh->out[sh->n_out++] = s;
         if (sh->o->on_solution)
             sh->o->on_solution(sh->o->solution_ctx, &s);
         if (!sh->o->all)
-            atomic_store(&sh->stop, 1);
+            search_stop_all(&sh->halt);
     }
     pthread_mutex_unlock(&sh->lock);
 }
@@ -542,7 +533,7 @@ static void *worker_main(void *arg)
     for (;;) {
         int i = atomic_fetch_add(&sh->next_job, 1);
         if (i >= sh->n_jobs || w->halt ||
-            atomic_load_explicit(&sh->stop, memory_order_relaxed))
+            search_stopped(&sh->halt))
             break;
         const job *j = &sh->jobs[i];
         onode n = sh->root;
@@ -669,7 +660,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->max_out = max_out;
     sh->start_ns = monotonic_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    atomic_init(&sh->stop, 0);
+    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->next_job, 0);
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
@@ -705,7 +696,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
             err = rc;
             break;
         }
-        if (sh->cancelled) {
+        if (search_was_cancelled(&sh->halt)) {
             err = QS_ERR_CANCELLED;
             break;
         }

@@ -28,7 +28,51 @@ static inline uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#endif
+/* The stop state a search's threads share. `stop` ends every thread,
+ * whatever the reason (a solution found, a limit reached, the caller's
+ * cancel flag); `cancelled` records that it was the caller's flag, which
+ * the threads poll every few thousand nodes through search_stop_poll. */
+typedef struct {
+    atomic_int stop;
+    atomic_int cancelled;
+    const atomic_int *cancel; /* the caller's flag, may be NULL */
+} search_stop;
+
+static inline void search_stop_init(search_stop *s, const atomic_int *cancel)
+{
+    atomic_init(&s->stop, 0);
+    atomic_init(&s->cancelled, 0);
+    s->cancel = cancel;
+}
+
+static inline int search_stopped(search_stop *s)
+{
+    return atomic_load_explicit(&s->stop, memory_order_relaxed);
+}
+
+static inline void search_stop_all(search_stop *s)
+{
+    atomic_store(&s->stop, 1);
+}
+
+static inline int search_was_cancelled(search_stop *s)
+{
+    return atomic_load(&s->cancelled);
+}
+
+/* Nonzero when the threads must stop: already stopped, or the caller's
+ * flag is up (then every thread is stopped and the cancel recorded). */
+static inline int search_stop_poll(search_stop *s)
+{
+    if (search_stopped(s))
+        return 1;
+    if (s->cancel && atomic_load_explicit(s->cancel, memory_order_relaxed)) {
+        atomic_store(&s->cancelled, 1);
+        search_stop_all(s);
+        return 1;
+    }
+    return 0;
+}
 
 /* ------------------------------------------------------------ coordinates */
 
@@ -276,3 +320,5 @@ static inline int phase2_prune(const qs_tables *t, int corners, int udedges)
                  t->udedges_conj[udedges][s];
     return (t->phase2[i >> 1] >> ((i & 1) * 4)) & 15;
 }
+
+#endif

@@ -40,9 +40,9 @@ typedef struct {
     int next_len, next_dir;   /* the next job */
     int deepest_done;
     atomic_int limit;         /* longest solution still worth finding */
-    atomic_int stop;
+    search_stop halt;
     atomic_int found;         /* solutions recorded so far */
-    int cancelled, timed_out;
+    int timed_out;
     qs_solution *best;        /* max_out slots, shortest first */
     int n_best;
     double first_ms;
@@ -104,16 +104,8 @@ void qs_options_default(qs_options *o)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+    if (search_stop_poll(&sh->halt))
         return w->halt = 1;
-    if (sh->o->cancel &&
-        atomic_load_explicit(sh->o->cancel, memory_order_relaxed)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->cancelled = 1;
-        pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
-        return w->halt = 1;
-    }
     /* Without a length limit the time limit never leaves a cube unsolved:
      * past it, the search goes on until its first solution. */
     if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
@@ -122,7 +114,7 @@ static int should_halt(worker *w)
         pthread_mutex_lock(&sh->lock);
         sh->timed_out = 1;
         pthread_mutex_unlock(&sh->lock);
-        atomic_store(&sh->stop, 1);
+        search_stop_all(&sh->halt);
         return w->halt = 1;
     }
     return 0;
@@ -184,7 +176,7 @@ static void record(worker *w)
             if (next < atomic_load(&sh->limit))
                 atomic_store(&sh->limit, next);
             if (sh->o->max_len >= 0 && worst <= sh->o->max_len)
-                atomic_store(&sh->stop, 1);
+                search_stop_all(&sh->halt);
         }
         if (pos == 0 && sh->o->on_improve)
             sh->o->on_improve(sh->o->improve_ctx, s.length);
@@ -483,7 +475,7 @@ static void *worker_main(void *arg)
     worker *lanes = arg;
     shared *sh = lanes[0].sh;
     int busy = 1;
-    while (busy && !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+    while (busy && !search_stopped(&sh->halt)) {
         busy = 0;
         for (int i = 0; i < LANES; i++) {
             worker *w = &lanes[i];
@@ -559,7 +551,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         o->time_ms > 0 ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull : 0;
     atomic_init(&sh->limit,
                 o->max_len >= 0 ? o->max_len : default_limit[t->metric]);
-    atomic_init(&sh->stop, 0);
+    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->found, 0);
     pthread_mutex_init(&sh->lock, NULL);
 
@@ -603,7 +595,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     }
     if (sh->n_best > 0)
         err = QS_OK;
-    else if (sh->cancelled)
+    else if (search_was_cancelled(&sh->halt))
         err = QS_ERR_CANCELLED;
     else if (sh->timed_out)
         err = QS_ERR_TIMEOUT;
