@@ -15,6 +15,11 @@
  * from parent to child through the table's distance-modulo-3 entries; the
  * phase-1 entries still pick the moves worth making (dfs_large).
  *
+ * Both bounds gain one where all three axes agree (de Bondt's +1, see
+ * usable(); the phase-1 one in HTM only): the last move of a solution
+ * turns some axis, and the position before it is already in that axis's
+ * goal.
+ *
  * One solve is split across threads by depth: for each total length the
  * canonical move sequences of the first few moves that pass the bound
  * become jobs, and threads take jobs in order. docs/optimal.md has the
