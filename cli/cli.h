@@ -155,7 +155,7 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
 
 /* solve --optimal's progress line for one searched length on stderr (a
  * qs_depth_fn; ctx unused), shared by local and --server solves so that
- * both print the same lines. */
+ * both print the same lines; the robot metric's optimal solve too. */
 void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
                           double elapsed_ms);
 /* solve --optimal --metric robot: robot_solve_optimal for *cube with t's

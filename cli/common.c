@@ -257,20 +257,14 @@ static void set_error(cli_result *r, int rc, const char *msg)
 }
 
 /* solve --optimal's progress: one line per length searched. */
-static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
-                       double elapsed_ms)
+void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
+                          double elapsed_ms)
 {
     (void)ctx;
     fprintf(stderr, "optimal: length %d: %s (%llu nodes, %.1f s)\n", depth,
             found ? "found" : "none", (unsigned long long)nodes,
             elapsed_ms / 1000.0);
     fflush(stderr);
-}
-
-void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
-                          double elapsed_ms)
-{
-    depth_line(ctx, depth, found, nodes, elapsed_ms);
 }
 
 void cli_format_pairs(const qs_move *moves, int n, char *out, size_t len)
@@ -316,7 +310,7 @@ static int solve_optimal(const cli_tables *t, const qs_tables *tables,
     oo.threads = o->threads;
     oo.cancel = o->cancel;
     oo.max_len = o->max_len;
-    oo.on_depth = t->optimal_quiet ? NULL : depth_line;
+    oo.on_depth = t->optimal_quiet ? NULL : cli_optimal_progress;
     oo.all = t->optimal_all;
     oo.on_solution = t->optimal_stream ? stream_solution : NULL;
     return qs_solve_optimal(tables, cube, &oo, r->sol, max_out, n,

@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The same line as the HTM/QTM optimal solver's, so scripts read both. */
-static void depth_line(void *ctx, int depth, int found, uint64_t nodes,
-                       double elapsed_ms)
-{
-    (void)ctx;
-    fprintf(stderr, "optimal: length %d: %s (%llu nodes, %.1f s)\n", depth,
-            found ? "found" : "none", (unsigned long long)nodes,
-            elapsed_ms / 1000.0);
-    fflush(stderr);
-}
-
 int cli_solve_robot_optimal(cli_tables *t, const qs_tables *tables,
                             const qs_cube *cube, const qs_options *o,
                             cli_result *r, int *n, char *detail, size_t len)
@@ -30,7 +19,7 @@ int cli_solve_robot_optimal(cli_tables *t, const qs_tables *tables,
     ro.threads = o->threads;
     ro.max_len = o->max_len;
     ro.cancel = o->cancel;
-    ro.on_depth = depth_line;
+    ro.on_depth = cli_optimal_progress; /* the same line as HTM/QTM's */
     robot_solution *s = malloc(sizeof *s);
     if (!s)
         return QS_ERR_NOMEM;
