@@ -111,7 +111,10 @@ typedef struct {
     /* solve --optimal: qs_solve_optimal (HTM, QTM) instead of qs_solve,
      * with one progress line per searched length on stderr */
     int optimal;
-    qtab_optimal_size optimal_size; /* --table-size: tables it opens */
+    /* --table-size: QTAB_OPTIMAL_LARGE opens the optional blob of the set
+     * the solve uses (the optimal solver's large table for --optimal in
+     * HTM/QTM, the robot search's move table for --metric robot) */
+    qtab_optimal_size optimal_size;
     int optimal_quiet;  /* no per-length progress lines (bench) */
     int optimal_all;    /* --all: every optimal solution */
     int optimal_stream; /* print each optimal solution as found, one line

@@ -40,6 +40,7 @@ int cmd_tables(int argc, char **argv)
     const char *action = NULL, *v;
     int all = 1, threads = 0, force = 0;
     qtab_optimal_size optimal = QTAB_OPTIMAL_SMALL;
+    qtab_robot_size robot = QTAB_ROBOT_LARGE;
     qs_metric metric = QS_METRIC_HTM;
 
     for (int i = 1; i < argc; i++) {
@@ -52,6 +53,10 @@ int cmd_tables(int argc, char **argv)
             threads = (int)cli_parse_long("--threads", v, 1, 1024);
         } else if (cli_opt(argc, argv, &i, "--optimal", &v)) {
             optimal = cli_parse_optimal_size("--optimal", v);
+        } else if (cli_opt(argc, argv, &i, "--robot", &v)) {
+            robot = cli_parse_optimal_size("--robot", v) == QTAB_OPTIMAL_LARGE
+                        ? QTAB_ROBOT_LARGE
+                        : QTAB_ROBOT_SMALL;
         } else if (strcmp(a, "--force") == 0) {
             force = 1;
         } else if (a[0] == '-') {
@@ -86,6 +91,7 @@ int cmd_tables(int argc, char **argv)
             o.threads = threads;
             o.cancel = &cli_cancel;
             o.optimal = optimal;
+            o.robot = robot;
             if (force) {
                 rc = qtab_generate((qs_metric)m, &o, &st);
             } else {

@@ -404,14 +404,9 @@ static void phase1_end(worker *w, int slice, int corners, int o, int set,
 typedef struct {
     uint16_t flip, twist, slice, corners;
     uint8_t op, o, set, cost, sym;
-    uint32_t index;
+    int8_t dist;      /* phase-1 distance in its class, -1 until known */
+    uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
 } kid;
-
-/* The phase-1 distance a kid's entry gives for tilt class k. */
-static int kid_dist(const qs_tables *t, const kid *c, int k)
-{
-    return robot_p1_dist(t, t->rphase1[c->index], c->sym, k);
-}
 
 static void locate(const qs_tables *t, kid *c)
 {
@@ -420,8 +415,58 @@ static void locate(const qs_tables *t, kid *c)
     c->index = (cs >> 4) * N_TWIST + t->twist_conj[c->twist][c->sym];
 }
 
-static void phase1(worker *w, int flip, int twist, int slice, int corners,
-                   int o, int set, int togo, int depth, int last, int need)
+/* The phase-1 distance of a located kid from tilt class k, read from
+ * whichever phase-1 table the set has. */
+static int kid_dist(const qs_tables *t, const kid *c, int k)
+{
+    uint16_t e = t->rphase1x ? t->rphase1x[c->index].dist
+                             : t->rphase1[c->index];
+    return robot_p1_dist(t, e, c->sym, k);
+}
+
+static void prefetch_entry(const qs_tables *t, const kid *c)
+{
+    if (t->rphase1x)
+        __builtin_prefetch(&t->rphase1x[c->index]);
+    else
+        __builtin_prefetch(&t->rphase1[c->index]);
+}
+
+/* With the large table: the turns from node n (class k, distance d) whose
+ * child is within `lim` = togo - cost - d + 1 of delta (see robot_p1x),
+ * and each turn's delta; without it every turn passes and the children's
+ * entries decide. */
+typedef struct {
+    uint64_t by_delta[3];
+    int large;
+} turn_bounds;
+
+static void bounds_init(const qs_tables *t, const kid *n, int k,
+                        turn_bounds *b)
+{
+    b->large = t->rphase1x != NULL;
+    if (b->large)
+        robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
+}
+
+static uint64_t bounds_allowed(const turn_bounds *b, int lim)
+{
+    if (!b->large || lim >= 2)
+        return ~0ull;
+    if (lim < 0)
+        return 0;
+    return lim == 0 ? b->by_delta[0] : b->by_delta[0] | b->by_delta[1];
+}
+
+static int bounds_delta(const turn_bounds *b, int m)
+{
+    return (int)(b->by_delta[1] >> m & 1) + 2 * (int)(b->by_delta[2] >> m & 1);
+}
+
+/* Searches phase-1 paths of togo robot moves from node n (its index and
+ * sym located, its dist known); need and last as in phase2. */
+static void phase1(worker *w, const kid *n, int togo, int depth, int last,
+                   int need)
 {
     const qs_tables *t = w->t;
     const direction *d = w->d;
@@ -429,27 +474,33 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
     if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
         return;
     kid kids[MAX_KIDS];
-    int n = 0, k = d->cls[o];
+    int count = 0, k = d->cls[n->o];
+    turn_bounds b;
+    bounds_init(t, n, k, &b);
+    /* Turns that can still finish at cost 1, and after a full regrip. */
+    uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
+             ok2 = bounds_allowed(&b, togo - n->dist - 1);
     /* First pass: children's coordinates, and their entries fetched. */
-    uint64_t moves = t->tilt_moves[k];
+    uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int axis = sh->move_axis[m];
         if (axis == last || (need >= 0 && axis != need))
             continue;
-        int cost, set2 = step_set(w, set, d->op[o][m], &cost);
-        if (!cost || cost > togo)
+        int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
+        if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> m & 1))
             continue;
-        kid *c = &kids[n];
-        c->flip = move_row(t, t->flip_move, flip)[m];
-        c->twist = move_row(t, t->twist_move, twist)[m];
-        c->slice = move_row(t, t->edge4_move[0], slice)[m];
-        c->corners = move_row(t, t->corners_move, corners)[m];
+        kid *c = &kids[count];
+        c->flip = move_row(t, t->flip_move, n->flip)[m];
+        c->twist = move_row(t, t->twist_move, n->twist)[m];
+        c->slice = move_row(t, t->edge4_move[0], n->slice)[m];
+        c->corners = move_row(t, t->corners_move, n->corners)[m];
         c->op = (uint8_t)m;
-        c->o = (uint8_t)o;
+        c->o = n->o;
         c->set = (uint8_t)set2;
         c->cost = (uint8_t)cost;
+        c->dist = b.large ? (int8_t)(n->dist + bounds_delta(&b, m) - 1) : -1;
         if (cost == togo) {
             /* The last phase-1 move: it must reach the group, and not by
              * a phase-2 move (a shorter phase-1 path would exist). */
@@ -462,34 +513,36 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
             __builtin_prefetch(
                 &t->fs_packed[c->slice / 24 * N_FLIP + c->flip]);
         }
-        n++;
+        count++;
     }
     if (need < 0 && togo >= 2)
         for (int tilt = 0; tilt < 2; tilt++) {
-            int cost, set2 = step_set(w, set, ROBOT_OP_TILT_RL + tilt, &cost);
+            int cost, set2 =
+                          step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
             if (!cost || cost >= togo)
                 continue;
-            kid *c = &kids[n++];
-            c->flip = (uint16_t)flip;
-            c->twist = (uint16_t)twist;
-            c->slice = (uint16_t)slice;
-            c->corners = (uint16_t)corners;
+            kid *c = &kids[count];
+            *c = *n;
             c->op = (uint8_t)(TILT_OP + tilt);
-            c->o = d->tilt_to[o][tilt];
+            c->o = d->tilt_to[n->o][tilt];
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
-            c->index = 0;
+            /* The same position: its entry is the node's. */
+            c->dist = (int8_t)kid_dist(t, n, d->cls[c->o]);
+            if (c->dist > togo - cost)
+                continue;
+            count++;
         }
-    /* Second pass: the table entries, whose symmetry classes are on the
-     * way by now. */
-    for (int i = 0; i < n; i++)
-        if (kids[i].index != UINT32_MAX) {
+    /* Second pass: the children's entries, whose symmetry classes are on
+     * the way by now (a tilt child's is the node's, already read). */
+    for (int i = 0; i < count; i++)
+        if (kids[i].index != UINT32_MAX && kids[i].op < TILT_OP) {
             locate(t, &kids[i]);
-            __builtin_prefetch(&t->rphase1[kids[i].index]);
+            prefetch_entry(t, &kids[i]);
         }
     /* Third pass: visit the children within reach. */
-    for (int i = 0; i < n && !w->halt; i++) {
-        const kid *c = &kids[i];
+    for (int i = 0; i < count && !w->halt; i++) {
+        kid *c = &kids[i];
         int rest = togo - c->cost;
         w->path[depth] = c->op;
         if (w->edges_ok > depth)
@@ -500,17 +553,17 @@ static void phase1(worker *w, int flip, int twist, int slice, int corners,
             continue;
         }
         int tilted = c->op >= TILT_OP;
-        int dist = kid_dist(t, c, d->cls[c->o]);
+        if (c->dist < 0)
+            c->dist = (int8_t)kid_dist(t, c, d->cls[c->o]);
+        int dist = c->dist;
         /* Rokicki's rule: a child with slack that is already close to the
          * phase-2 group mostly repeats solutions of shorter phase-1 paths. */
         if (dist > rest || (dist < rest && dist + rest < 5))
             continue;
         if (tilted)
-            phase1(w, c->flip, c->twist, c->slice, c->corners, c->o, c->set,
-                   rest, depth + 1, last, k);
+            phase1(w, c, rest, depth + 1, last, k);
         else
-            phase1(w, c->flip, c->twist, c->slice, c->corners, c->o, c->set,
-                   rest, depth + 1, sh->move_axis[c->op], -1);
+            phase1(w, c, rest, depth + 1, sh->move_axis[c->op], -1);
     }
 }
 
@@ -545,8 +598,11 @@ static int run_job(worker *w)
         root.twist = (uint16_t)coord_twist(c);
         root.slice = (uint16_t)coord_edge4(c, 8);
         root.corners = (uint16_t)coord_corners(c);
+        root.o = (uint8_t)o;
+        root.set = d->start_set;
         locate(t, &root);
-        if (kid_dist(t, &root, d->cls[o]) > len1)
+        root.dist = (int8_t)kid_dist(t, &root, d->cls[o]);
+        if (root.dist > len1)
             continue;
         w->d = d;
         w->dir = dir;
@@ -558,8 +614,7 @@ static int run_job(worker *w)
         if (len1 == 0)
             phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1);
         else
-            phase1(w, root.flip, root.twist, root.slice, root.corners, o,
-                   d->start_set, len1, 0, -1, -1);
+            phase1(w, &root, len1, 0, -1, -1);
         if (w->halt)
             return 0;
         if (dir == N_DIRS - 1) {

@@ -14,7 +14,9 @@
  *   corners (4 bits, saturated at 15).
  *
  * robot phase1 / phase2: the same distances in robot moves for each tilt
- *   class (the axis the robot cannot turn), see qs_internal.h.
+ *   class (the axis the robot cannot turn), see qs_internal.h; robot
+ *   phase1-moves adds to the phase-1 distances what each turn does to them
+ *   (robot_p1x).
  *
  * All are breadth-first searches in the metric's units (moves of cost 2
  * exist in the quarter-turn metrics), spread over threads: early levels
@@ -230,6 +232,7 @@ typedef struct {
     int level;
     int backward;
     atomic_uint_fast64_t next_chunk;
+    atomic_int failed;         /* a worker ran out of memory or met a bug */
     const atomic_int *cancel;
     /* for the move-mask pass */
     void *entries;
@@ -505,29 +508,148 @@ static int generate_corners(const qs_tables *t, uint8_t *buf, int threads,
                             buf, threads, job);
 }
 
-static int generate_rphase1(const qs_tables *t, uint16_t *buf, int threads,
-                            bfs_job *job)
+/* The robot phase-1 distances, a byte per (phase-1 entry, class), into
+ * *out (malloc'ed); the progress bar runs to `span`. */
+static int rphase1_distances(const qs_tables *t, space *sp, int threads,
+                             bfs_job *job, double span, uint8_t **out)
 {
-    space sp = {t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
-                rphase1_equivalents};
-    uint8_t *dist = malloc(sp.n);
+    *sp = (space){t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
+                  rphase1_equivalents};
+    uint8_t *dist = malloc(sp->n);
     if (!dist)
         return QS_ERR_NOMEM;
-    job->sp = &sp;
+    job->sp = sp;
     job->dist = dist;
     job->progress_base = 0;
-    job->progress_span = 1.0;
+    job->progress_span = span;
     uint64_t solved = (uint64_t)solved_flipslice_index(t), starts[N_TILT];
     for (int k = 0; k < N_TILT; k++)
         starts[k] = solved * N_TILT + k;
-    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
-    for (uint64_t i = 0; !err && i < N_PHASE1; i++) {
-        const uint8_t *d = &dist[i * N_TILT];
-        if (d[0] >= P1_DIST_MASK || d[1] >= P1_DIST_MASK ||
-            d[2] >= P1_DIST_MASK)
+    int err = bfs(sp, starts, N_TILT, dist, threads, job);
+    for (uint64_t i = 0; !err && i < sp->n; i++)
+        if (dist[i] >= P1_DIST_MASK)
             err = QS_ERR_TABLES; /* deeper than a nibble can say */
-        buf[i] = (uint16_t)(d[0] | d[1] << 4 | d[2] << 8);
+    if (err) {
+        free(dist);
+        return err;
     }
+    *out = dist;
+    return QS_OK;
+}
+
+static uint16_t rphase1_nibbles(const uint8_t *d)
+{
+    return (uint16_t)(d[0] | d[1] << 4 | d[2] << 8);
+}
+
+static int generate_rphase1(const qs_tables *t, uint16_t *buf, int threads,
+                            bfs_job *job)
+{
+    space sp;
+    uint8_t *dist;
+    int err = rphase1_distances(t, &sp, threads, job, 1.0, &dist);
+    if (err)
+        return err;
+    for (uint64_t i = 0; i < N_PHASE1; i++)
+        buf[i] = rphase1_nibbles(&dist[i * N_TILT]);
+    free(dist);
+    return QS_OK;
+}
+
+/* The large robot entries (robot_p1x), one flipslice class per unit of
+ * work: a move sends all 2,187 twists of a class to one class, so the
+ * children's distances of a whole class are read from one block of the
+ * distance array per move. */
+static void *rphase1x_worker(void *arg)
+{
+    bfs_job *job = arg;
+    const qs_tables *t = job->sp->t;
+    const uint8_t *dist = job->dist;
+    robot_p1x *out = job->entries;
+    /* child[tw][m][kk]: the child's distance from the parent's class kk */
+    uint8_t(*child)[QS_MOVE_COUNT][N_TILT] =
+        malloc(sizeof *child * N_TWIST);
+    if (!child) {
+        atomic_store(&job->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        uint64_t cls = atomic_fetch_add(&job->next_chunk, 1);
+        if (cls >= N_FS_CLASS || cancelled(job) || atomic_load(&job->failed))
+            break;
+        int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 *
+                          N_FLIP +
+                      move_row(t, t->flip_move, flip)[m];
+            int s2 = t->fs_sym[fs2];
+            uint64_t base = (uint64_t)t->fs_class[fs2] * N_TWIST;
+            int ac[N_TILT];
+            for (int k = 0; k < N_TILT; k++)
+                ac[k] = t->axis_conj[k][s2];
+            for (int tw = 0; tw < N_TWIST; tw++) {
+                int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]][s2];
+                const uint8_t *cd = &dist[(base + tw2) * N_TILT];
+                for (int k = 0; k < N_TILT; k++)
+                    child[tw][m][k] = cd[ac[k]];
+            }
+        }
+        for (int tw = 0; tw < N_TWIST; tw++) {
+            uint64_t i = cls * N_TWIST + tw;
+            const uint8_t *d = &dist[i * N_TILT];
+            robot_p1x e = {rphase1_nibbles(d), 0, {0, 0, 0}};
+            for (int kk = 0; kk < N_TILT; kk++) {
+                uint32_t w = 0;
+                int slot = 0;
+                for (int a = 0; a < N_TILT; a++) {
+                    if (a == kk)
+                        continue;
+                    uint32_t bits = 0;
+                    int i_axis = 0, high = 0;
+                    uint8_t delta[16];
+                    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+                        if (t->group_of[m] != a)
+                            continue;
+                        int dd = child[tw][m][kk] + 1 - d[kk];
+                        if (dd < 0 || dd > 2)
+                            atomic_store(&job->failed, 1); /* a bug */
+                        delta[i_axis++] = (uint8_t)dd;
+                        high |= dd == 2;
+                    }
+                    for (int j = 0; j < i_axis; j++)
+                        if (delta[j] == high)
+                            bits |= 1u << j;
+                    w |= bits << (15 * slot);
+                    w |= (uint32_t)high << (30 + slot);
+                    slot++;
+                }
+                e.moves[kk] = w;
+            }
+            out[i] = e;
+        }
+        report(job, cls, N_FS_CLASS);
+    }
+    free(child);
+    return NULL;
+}
+
+static int generate_rphase1x(const qs_tables *t, robot_p1x *buf, int threads,
+                             bfs_job *job)
+{
+    space sp;
+    uint8_t *dist;
+    int err = rphase1_distances(t, &sp, threads, job, 0.4, &dist);
+    if (err)
+        return err;
+    job->entries = buf;
+    job->progress_base = 0.4;
+    job->progress_span = 0.6;
+    atomic_store(&job->next_chunk, 0);
+    run_threads(threads, rphase1x_worker, job);
+    if (cancelled(job))
+        err = QS_ERR_CANCELLED;
+    else if (atomic_load(&job->failed))
+        err = QS_ERR_TABLES;
     free(dist);
     return err;
 }
@@ -788,8 +910,10 @@ int qs_blob_count(qs_metric m)
     if ((int)m < 0 || m >= QS_METRIC_COUNT)
         return QS_ERR_ARGUMENT;
     /* The optimal solver's corner table exists where it is searched. */
-    return m == QS_METRIC_HTM || m == QS_METRIC_QTM ? BLOB_COUNT + 2
-                                                     : BLOB_COUNT;
+    if (m == QS_METRIC_HTM || m == QS_METRIC_QTM)
+        return BLOB_COUNT + 2;
+    /* The robot set's large move table is optional (--table-size). */
+    return m == QS_METRIC_ROBOT ? BLOB_COUNT + 1 : BLOB_COUNT;
 }
 
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
@@ -799,6 +923,14 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
     memset(info, 0, sizeof *info);
     int axial = m == QS_METRIC_AXHT || m == QS_METRIC_AXQT;
     if (m == QS_METRIC_ROBOT) {
+        if (i == BLOB_ROBOT_MOVES) {
+            info->name = "phase1-moves";
+            info->kind = 12;
+            info->entries = N_PHASE1;
+            info->bytes = N_PHASE1 * sizeof(robot_p1x);
+            info->optional = 1;
+            return QS_OK;
+        }
         if (i != BLOB_PHASE1 && i != BLOB_PHASE2)
             return QS_ERR_ARGUMENT;
         int p1 = i == BLOB_PHASE1;
@@ -867,9 +999,9 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         job.progress_ctx = progress_ctx;
         pthread_mutex_init(&job.progress_lock, NULL);
         if (m == QS_METRIC_ROBOT)
-            err = i == BLOB_PHASE1
-                      ? generate_rphase1(t, buf, threads, &job)
-                      : generate_rphase2(t, buf, threads, &job);
+            err = i == BLOB_PHASE1   ? generate_rphase1(t, buf, threads, &job)
+                  : i == BLOB_PHASE2 ? generate_rphase2(t, buf, threads, &job)
+                                     : generate_rphase1x(t, buf, threads, &job);
         else if (i == BLOB_PHASE1)
             err = generate_phase1(t, buf, threads, &job);
         else if (i == BLOB_PHASE2)

@@ -179,6 +179,27 @@ static inline int opt_large_value(const uint8_t *tab, uint64_t i)
  *   reaches any class, so it is never more than one). */
 #define RP2_EXCESS 12
 
+/* The robot set's optional large blob (BLOB_ROBOT_MOVES), the default for
+ * the robot search: one 16-byte entry per phase-1 entry (flipslice class,
+ * twist) with the three distances of rphase1 and, for each tilt class kk
+ * (of the representative's frame), what every turn of that class does to
+ * the distance, so a node learns which children can finish in time without
+ * reading theirs. A turn costs one robot move and keeps the class, so
+ * delta = d_kk(child) + 1 - d_kk lies in {0,1,2}, and the 15 turns of one
+ * axis lie within {0,1} or {1,2} (they reach each other by a turn of that
+ * axis): moves[kk] holds, for the two axes other than kk in ascending
+ * order, 15 bits each (bit i: move i of the axis, by move number, has the
+ * lower of the two values) and then the two axes' flags (bit 30, 31: the
+ * values are {1,2}). The tilt children need nothing more: a tilt keeps the
+ * position, and dist has every class's distance. */
+enum { BLOB_ROBOT_MOVES = 2 };
+
+typedef struct {
+    uint16_t dist;      /* nibble k: distance from class k, as rphase1 */
+    uint16_t unused;
+    uint32_t moves[N_TILT];
+} robot_p1x;
+
 struct qs_tables {
     qs_metric metric;
     void *arena;               /* backs every table below but the blobs */
@@ -241,6 +262,10 @@ struct qs_tables {
      * because it lies at the robot's U-D position. */
     uint8_t axis_conj[N_TILT][N_SYM]; /* the class after S x S^-1 */
     uint64_t tilt_moves[N_TILT];      /* moves a class can turn */
+    /* rgroup_remap[s][a][half][bits]: the moves of the 15-bit group of
+     * representative axis a (low byte, then the high 7 bits) as moves of
+     * the cube that symmetry s maps onto the representative */
+    uint64_t (*rgroup_remap)[N_TILT][2][256];
 
     /* pruning */
     const void *phase1;        /* blob: uint32_t or uint64_t entries */
@@ -252,6 +277,7 @@ struct qs_tables {
                                   per entry, see BLOB_OPT_LARGE */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
+    const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */
 };
 
 /* The row of a move table for coordinate value x, one entry per move. Rows
@@ -311,6 +337,26 @@ static inline int robot_p1_dist(const qs_tables *t, uint16_t e, int sym,
                                 int k)
 {
     return e >> (4 * t->axis_conj[k][sym]) & 15;
+}
+
+/* For a position whose large robot entry is e, seen through symmetry sym,
+ * in tilt class k of its own frame: the turns whose child lies at distance
+ * d_k - 1 + delta from class k, for delta = 0, 1, 2 (see robot_p1x). */
+static inline void robot_p1x_deltas(const qs_tables *t, const robot_p1x *e,
+                                    int sym, int k, uint64_t by_delta[3])
+{
+    int kk = t->axis_conj[k][sym];
+    int lo = kk == 0 ? 1 : 0, hi = kk == 2 ? 1 : 2;
+    uint32_t w = e->moves[kk];
+    const uint64_t(*g)[2][256] = t->rgroup_remap[sym];
+    uint64_t low = g[lo][0][w & 255] | g[lo][1][w >> 8 & 127] |
+                   g[hi][0][w >> 15 & 255] | g[hi][1][w >> 23 & 127];
+    uint64_t high =
+        t->flag_remap[sym][(w >> 30 & 1) << lo | (w >> 31 & 1) << hi];
+    uint64_t turns = t->tilt_moves[k];
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & turns);
+    by_delta[2] = ~low & high;
 }
 
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)

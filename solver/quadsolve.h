@@ -192,6 +192,9 @@ qs_metric qs_tables_metric(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's large table (the
  * optional blob), which makes qs_solve_optimal much faster. */
 int qs_tables_optimal_large(const qs_tables *t);
+/* Nonzero when a robot set holds its large move table (the optional blob
+ * robot-phase1-moves), which robot_solve then prunes with. */
+int qs_tables_robot_large(const qs_tables *t);
 
 /* ---------------------------------------------------------------- search */
 

@@ -420,6 +420,35 @@ static int slice_distance_table(qs_tables *t, int use_corners,
     return QS_OK;
 }
 
+/* rgroup_remap (see qs_internal.h): bit i of an axis group is the i-th
+ * move of that axis by move number, in the representative's frame. */
+static int init_robot_group_remap(qs_tables *t)
+{
+    t->rgroup_remap = carve(t, sizeof *t->rgroup_remap * N_SYM);
+    if (!t->rgroup_remap)
+        return QS_ERR_NOMEM;
+    uint8_t axis_move[N_TILT][16];
+    int n[N_TILT] = {0};
+    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+        int a = axis_of((qs_move)m);
+        axis_move[a][n[a]++] = (uint8_t)m;
+    }
+    for (int s = 0; s < N_SYM; s++)
+        for (int a = 0; a < N_TILT; a++)
+            for (int half = 0; half < 2; half++)
+                for (int v = 0; v < 256; v++) {
+                    uint64_t out = 0;
+                    for (int j = 0; j < 8; j++) {
+                        int i = 8 * half + j;
+                        if ((v >> j & 1) && i < n[a])
+                            out |= 1ull << t->move_conj[axis_move[a][i]]
+                                                       [t->sym_inv[s]];
+                    }
+                    t->rgroup_remap[s][a][half][v] = out;
+                }
+    return QS_OK;
+}
+
 int tables_init_base(qs_tables *t, qs_metric metric)
 {
     qs_cube sym[48];
@@ -440,6 +469,8 @@ int tables_init_base(qs_tables *t, qs_metric metric)
     }
     if (!err)
         err = init_sym_tables(t, sym);
+    if (!err && metric == QS_METRIC_ROBOT)
+        err = init_robot_group_remap(t);
     if (!err)
         err = slice_distance_table(t, 1, &t->cornslice);
     if (!err)
@@ -470,6 +501,7 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
     if (m == QS_METRIC_ROBOT) {
         t->rphase1 = blobs[BLOB_PHASE1];
         t->rphase2 = blobs[BLOB_PHASE2];
+        t->rphase1x = blobs[BLOB_ROBOT_MOVES]; /* optional: may be NULL */
     } else {
         t->phase1 = blobs[BLOB_PHASE1];
         t->phase2 = blobs[BLOB_PHASE2];
@@ -493,6 +525,11 @@ void qs_tables_free(qs_tables *t)
 int qs_tables_optimal_large(const qs_tables *t)
 {
     return t && t->opt_large != NULL;
+}
+
+int qs_tables_robot_large(const qs_tables *t)
+{
+    return t && t->rphase1x != NULL;
 }
 
 qs_metric qs_tables_metric(const qs_tables *t)

@@ -181,6 +181,15 @@ typedef enum {
                                metric, minutes to generate once) */
 } qtab_optimal_size;
 
+/* Which tables the robot search gets (robot set only). */
+typedef enum {
+    QTAB_ROBOT_LARGE = 0, /* also the optional move table (2.25 GB, 2.9 GB
+                             for the set; the robot search is several times
+                             faster with it) */
+    QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small
+                             robot computers */
+} qtab_robot_size;
+
 typedef struct {
     int threads;            /* generation and checksum threads; <= 0: online
                                CPUs */
@@ -194,12 +203,16 @@ typedef struct {
     qtab_log_fn log;        /* NULL: messages go to stderr, one per line */
     void *log_ctx;
     const atomic_int *cancel; /* caller-owned; nonzero stops generation */
-    qtab_optimal_size optimal; /* optional blobs are opened (and generated
-                                  when missing) only with QTAB_OPTIMAL_LARGE */
+    qtab_optimal_size optimal; /* the HTM and QTM sets' optional blobs are
+                                  opened (and generated when missing) only
+                                  with QTAB_OPTIMAL_LARGE */
+    qtab_robot_size robot;     /* the robot set's, only with
+                                  QTAB_ROBOT_LARGE */
 } qtab_options;
 
 /* Defaults: online CPUs, cache directory, rebuild_corrupt 1, progress 1,
- * quiet 0, log to stderr, no cancel flag, QTAB_OPTIMAL_SMALL. */
+ * quiet 0, log to stderr, no cancel flag, QTAB_OPTIMAL_SMALL,
+ * QTAB_ROBOT_LARGE. */
 void qtab_options_default(qtab_options *o);
 
 typedef struct {

@@ -215,6 +215,17 @@ static int store_blob(const blob_ref *b, const char *dir, const void *data,
     return rc;
 }
 
+/* Whether the options ask for blob `info` of metric m: every required
+ * blob, and the optional ones of the size chosen for the set. */
+static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
+{
+    if (!info->optional)
+        return 1;
+    if (m == QS_METRIC_ROBOT)
+        return o->robot == QTAB_ROBOT_LARGE;
+    return o->optimal == QTAB_OPTIMAL_LARGE;
+}
+
 int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
 {
     if (out == NULL)
@@ -259,7 +270,7 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
                 i, qs_metric_name(m));
             goto fail;
         }
-        if (b.info.optional && o.optimal != QTAB_OPTIMAL_LARGE)
+        if (!wanted(m, &b.info, &o))
             continue;
         s->stats.bytes += b.info.bytes;
 
@@ -382,7 +393,7 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
                 i, qs_metric_name(m));
             break;
         }
-        if (b.info.optional && o.optimal != QTAB_OPTIMAL_LARGE)
+        if (!wanted(m, &b.info, &o))
             continue;
         st.bytes += b.info.bytes;
         double t0 = qtab_now();

@@ -6,7 +6,8 @@
  * exactly that distance and exactly the moves that lead one step closer,
  * seen through whatever symmetry the lookup uses; the phase-2 tables must
  * never exceed it. The robot tables are checked the same way over states
- * that carry the tilt class.
+ * that carry the tilt class, the large robot table's per-turn deltas
+ * included.
  */
 #include "testutil.h"
 
@@ -237,7 +238,7 @@ static void check_robot_phase1(const qs_tables *t, int radius)
                 map_lower(&map, key * N_TILT + k2, d + 1);
         }
     }
-    uint64_t checked = 0;
+    uint64_t checked = 0, deltas = 0;
     int by_class[N_TILT] = {0};
     for (uint64_t i = 0; i <= map.mask; i++) {
         if (map.keys[i] == EMPTY_KEY)
@@ -253,9 +254,35 @@ static void check_robot_phase1(const qs_tables *t, int radius)
         assert_int_equal(robot_p1_dist(t, e, s, k), map.dist[i]);
         checked++;
         by_class[k] += map.dist[i] == radius;
+        if (!t->rphase1x || map.dist[i] >= radius)
+            continue;
+        /* The large entry: the same distances, and for every turn of the
+         * class exactly the change the breadth-first search knows (its
+         * children lie within the radius, so their distances are exact). */
+        const robot_p1x *x = &t->rphase1x[(uint64_t)t->fs_class[fs] * N_TWIST +
+                                          t->twist_conj[twist][s]];
+        assert_int_equal(robot_p1_dist(t, x->dist, s, k), map.dist[i]);
+        uint64_t by_delta[3];
+        robot_p1x_deltas(t, x, s, k, by_delta);
+        assert_int_equal(by_delta[0] | by_delta[1] | by_delta[2],
+                         t->tilt_moves[k]);
+        for (int m = 0; m < t->n_moves; m++) {
+            if (!(t->tilt_moves[k] >> m & 1))
+                continue;
+            uint64_t j, child = p1_child(t, key, m) * N_TILT + k;
+            assert_true(*map_slot(&map, child, &j) != EMPTY_KEY);
+            int delta = map.dist[j] + 1 - map.dist[i];
+            assert_true(delta >= 0 && delta <= 2);
+            assert_true(by_delta[delta] >> m & 1);
+            deltas++;
+        }
     }
-    print_message("robot: %llu phase-1 distances checked (radius %d)\n",
-                  (unsigned long long)checked, radius);
+    print_message("robot: %llu phase-1 distances checked (radius %d), "
+                  "%llu turn deltas of the large table\n",
+                  (unsigned long long)checked, radius,
+                  (unsigned long long)deltas);
+    if (t->rphase1x)
+        assert_true(deltas > 100000);
     for (int k = 0; k < N_TILT; k++)
         assert_true(by_class[k] > 1000);
     free(level);
@@ -333,6 +360,8 @@ static void test_robot(void **state)
     (void)state;
     qtab_set *set = test_open_tables(QS_METRIC_ROBOT);
     const qs_tables *t = qtab_set_tables(set);
+    /* The default robot set has the large move table. */
+    assert_true(qs_tables_robot_large(t));
     check_robot_phase1(t, 5);
     check_robot_phase2(t, 6);
     qtab_close(set);

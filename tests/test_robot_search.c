@@ -3,7 +3,7 @@
  * moves: every solution of 1,000 benchmark cubes is replayed by the
  * independent checker (legal steps, cube solved, counts and cost right);
  * short scrambles are solved within the robot moves their own inverse
- * needs; the special positions, N best, the least-time objective, cancel,
+ * needs; the large move table searches exactly as the distance tables; the special positions, N best, the least-time objective, cancel,
  * limits and wrong inputs behave as documented.
  */
 #include "testutil.h"
@@ -98,6 +98,53 @@ static void test_benchmark_cubes(void **state)
     assert_true(total < 21L * N_CUBES);
     assert_true(worst <= 26);
     assert_true(inverse > N_CUBES / 10);
+}
+
+/* The large move table decides exactly as the children's distances do:
+ * one thread, a length limit and no time limit make the search
+ * deterministic, so with either table set it visits the same nodes and
+ * returns the same solution; only the large set gets there sooner. */
+static void test_large_table_same_search(void **state)
+{
+    (void)state;
+    const qs_tables *large = robot_tables();
+    assert_true(qs_tables_robot_large(large));
+    qtab_options to;
+    qtab_options_default(&to);
+    to.robot = QTAB_ROBOT_SMALL;
+    to.quiet = 1;
+    to.progress = 0;
+    qtab_set *small_set = NULL;
+    assert_int_equal(qtab_open(QS_METRIC_ROBOT, &to, &small_set), QTAB_OK);
+    const qs_tables *small = qtab_set_tables(small_set);
+    assert_false(qs_tables_robot_large(small));
+
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 1;
+    o.time_ms = 0;
+    o.max_len = 21;
+    uint64_t nodes = 0;
+    for (int i = 0; i < 12; i++) {
+        qs_cube c = cube_of(cubes[i]);
+        robot_solution a, b;
+        qs_stats sa, sb;
+        int na = 0, nb = 0;
+        assert_int_equal(robot_solve(small, &model, &profile, &c, &o, &a, 1,
+                                     &na, &sa),
+                         ROBOT_OK);
+        assert_int_equal(robot_solve(large, &model, &profile, &c, &o, &b, 1,
+                                     &nb, &sb),
+                         ROBOT_OK);
+        assert_executes(&c, &b);
+        assert_int_equal(a.n, b.n);
+        assert_memory_equal(a.moves, b.moves, a.n);
+        assert_int_equal(sa.phase1_nodes, sb.phase1_nodes);
+        assert_int_equal(sa.phase2_nodes, sb.phase2_nodes);
+        nodes += sb.phase1_nodes;
+    }
+    assert_true(nodes > 1000); /* the comparison covered real searches */
+    qtab_close(small_set);
 }
 
 /* A scramble's own inverse is a solution; with its robot moves as the
@@ -293,6 +340,7 @@ static void test_limits_and_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_large_table_same_search),
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_short_scrambles),
         cmocka_unit_test(test_best_solutions),
