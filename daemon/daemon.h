@@ -34,6 +34,7 @@ typedef struct {
     const char *tables_dir;    /* NULL: the cache directory */
     qtab_optimal_size optimal_tables; /* the optimal solver's table size
                                          for the htm and qtm sets */
+    qtab_robot_size robot_tables; /* the robot set's size */
     const char *curve_secret;  /* file with the server's secret key */
     const char *curve_clients; /* directory of allowed client public keys */
     /* line mode */

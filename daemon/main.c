@@ -40,6 +40,11 @@ static void usage(FILE *out)
         "                        small (default, no extra memory; a random cube\n"
         "                        takes minutes) or large (an extra 845 MB table\n"
         "                        per metric, generated once; much faster)\n"
+        "  --robot-tables small|large\n"
+        "                        tables of the robot search: large (default, a\n"
+        "                        2.25 GB move table more, 2.9 GB in all; several\n"
+        "                        times faster) or small (728 MB, for robot\n"
+        "                        computers with little memory)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"
         "  --curve-clients DIR   CURVE: only clients whose public key is in a\n"
         "                        file of DIR may connect\n"
@@ -179,6 +184,7 @@ int main(int argc, char **argv)
     cfg.queue = 256;
     cfg.tables_dir = NULL;
     cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
+    cfg.robot_tables = QTAB_ROBOT_LARGE;
     cfg.line_metric = QS_METRIC_ROBOT;
     cfg.line_time_ms = QSV_DEFAULT_TIME_MS;
     robot_profile_builtin("default", &cfg.line_profile);
@@ -217,6 +223,14 @@ int main(int argc, char **argv)
                 cfg.optimal_tables = QTAB_OPTIMAL_LARGE;
             else
                 die("--optimal-tables: '%s' is not small or large", t);
+        } else if (strcmp(a, "--robot-tables") == 0) {
+            const char *t = VALUE();
+            if (strcmp(t, "small") == 0)
+                cfg.robot_tables = QTAB_ROBOT_SMALL;
+            else if (strcmp(t, "large") == 0)
+                cfg.robot_tables = QTAB_ROBOT_LARGE;
+            else
+                die("--robot-tables: '%s' is not small or large", t);
         } else if (strcmp(a, "--curve-secret") == 0) {
             cfg.curve_secret = VALUE();
         } else if (strcmp(a, "--curve-clients") == 0) {

@@ -361,6 +361,7 @@ static void *loader_main(void *arg)
         /* Only the optimal solver's metrics have a choice of size. */
         if (qsv_optimal_supported(m))
             o.optimal = s->cfg->optimal_tables;
+        o.robot = s->cfg->robot_tables;
         double t0 = now_ms();
         qsd_log(QSD_LOG_INFO, "loading %s tables", qs_metric_name(m));
         qtab_set *set = NULL;
@@ -585,6 +586,14 @@ static char *status_reply(server *s, const char *id)
                     ? "large"
                     : "small");
     cJSON_AddItemToObject(o, "optimal_tables", optimal);
+    /* The robot search's table size, once its set is ready. */
+    if (s->cfg->metrics[QS_METRIC_ROBOT] &&
+        s->tables[QS_METRIC_ROBOT] == TABLES_READY)
+        cJSON_AddStringToObject(
+            o, "robot_tables",
+            qs_tables_robot_large(qtab_set_tables(s->sets[QS_METRIC_ROBOT]))
+                ? "large"
+                : "small");
     cJSON_AddStringToObject(o, "version", QS_VERSION);
     cJSON_AddNumberToObject(o, "threads", s->cfg->threads);
     cJSON_AddNumberToObject(o, "workers", s->n_workers);
