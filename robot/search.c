@@ -23,12 +23,20 @@
  *
  * Jobs are (phase-1 length, direction, start class) in order of length;
  * threads take them in turn. Each node lists its children first and
- * prefetches their table entries, then visits them.
+ * prefetches their table entries, then visits them. With the large move
+ * table (robot_p1x) a node learns from its own entry which children can
+ * still finish in time, so the others are never located or read.
+ *
+ * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
+ * path carries, per gripper state, the least time of an execution that
+ * ends in it (parallel regrips charged where needed), candidates are
+ * ranked by that time, and paths that cannot beat the best are pruned.
  */
 #include "robot.h"
 
 #include "qs_internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +53,9 @@ enum {
     DEFAULT_LIMIT = 40,       /* robot moves; never reached in practice */
     SPARE_CANDIDATES = 8,
     MAX_EXTRA_PLANS = 3,      /* candidates planned beyond those returned */
-    MAX_EXTRA_TIME_PLANS = 5  /* the same, least-time objective */
+    MAX_EXTRA_TIME_PLANS = 1  /* the same, least-time objective: the
+                                 search's own time is the plan's but for
+                                 the tilts the planner may move */
 };
 
 /* One direction of search: the cube as seen in it, and its moves as the
@@ -71,6 +81,7 @@ typedef struct {
 typedef struct {
     qs_move moves[QS_MAX_MOVES];
     uint8_t n, count, dir;
+    int64_t est_us; /* the search's time for it (see step_us) */
 } candidate;
 
 typedef struct {
@@ -94,6 +105,24 @@ typedef struct {
     int n_cand, pool;     /* candidates held, pool size */
     int max_out;
     int confirmed;        /* a plan within max_len has been seen */
+    /* Least time (by_time): the search times each path under the profile
+     * as it goes: a vector over gripper states of the least time to be
+     * in that state (worker.gv), so parallel regrips are charged where
+     * the cheapest execution of the path needs them and the time of a
+     * solution is its plan's for the tilts the search chose. A path is
+     * pruned when its time so far plus its remaining robot moves at
+     * min_us each cannot beat bound_us, the time of the worst of the
+     * candidates to be returned; candidates are ranked by time. */
+    int by_time;
+    int64_t move_us[QS_MOVE_COUNT], tilt_us, regrip_us, parallel_us, min_us;
+    /* The gripper-state transitions of each automaton op: from, to, and
+     * whether the cheapest way carries parallel regrips. */
+    struct {
+        uint8_t from, to, regrips;
+    } edge[ROBOT_OPS][ROBOT_STATES * ROBOT_STATES];
+    uint8_t n_edges[ROBOT_OPS];
+    int n_plan;           /* candidates planned at the end (by_time) */
+    _Atomic int64_t bound_us;
     double first_ms;
     uint64_t nodes1, nodes2, searches2;
 } shared;
@@ -103,7 +132,11 @@ typedef struct {
     const qs_tables *t;
     const direction *d;
     const uint8_t (*next)[ROBOT_OPS]; /* nextset or nextiset */
-    int dir, len1;
+    int dir, len1, len2;
+    /* Least time: gv[i][s] is the least time of the first i path entries
+     * that leaves the grippers in state s (an inverse search: of the last
+     * i, starting from state s); GV_NONE where impossible. */
+    int64_t gv[MAX_PATH + 1][ROBOT_STATES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
     int n_path1, n_path;
     uint16_t uedges[MAX_PATH + 1], dedges[MAX_PATH + 1];
@@ -182,7 +215,14 @@ static int plan_candidate(const shared *sh, robot_solution *s)
  * by the search's own count of robot moves. Planning (a dynamic program
  * far dearer than a search node) waits for the end of the search, except
  * where a length limit must be confirmed. */
-static void record(worker *w, int count)
+/* Orders candidates: by the search's robot moves, or (least time) by its
+ * time estimate. */
+static int64_t rank_key(const shared *sh, const candidate *c)
+{
+    return sh->by_time ? c->est_us : c->count;
+}
+
+static void record(worker *w, int count, int64_t est_us)
 {
     shared *sh = w->sh;
     const direction *d = w->d;
@@ -199,18 +239,29 @@ static void record(worker *w, int count)
     c.n = (uint8_t)n;
     c.count = (uint8_t)count;
     c.dir = (uint8_t)w->dir;
+    c.est_us = est_us;
 
     pthread_mutex_lock(&sh->lock);
-    int pos = sh->n_cand;
-    for (int i = 0; i < sh->n_cand; i++) {
+    /* The same moves found again (another direction or tilt placement)
+     * replace the old entry when the search counts them better. */
+    for (int i = 0; i < sh->n_cand; i++)
         if (sh->cand[i].n == c.n &&
             memcmp(sh->cand[i].moves, c.moves, (size_t)c.n) == 0) {
-            pos = -1;
+            if (rank_key(sh, &c) >= rank_key(sh, &sh->cand[i])) {
+                pthread_mutex_unlock(&sh->lock);
+                return;
+            }
+            memmove(&sh->cand[i], &sh->cand[i + 1],
+                    sizeof c * (size_t)(sh->n_cand - i - 1));
+            sh->n_cand--;
             break;
         }
-        if (pos == sh->n_cand && c.count < sh->cand[i].count)
+    int pos = sh->n_cand;
+    for (int i = 0; i < sh->n_cand; i++)
+        if (rank_key(sh, &c) < rank_key(sh, &sh->cand[i])) {
             pos = i;
-    }
+            break;
+        }
     if (pos >= 0 && pos < sh->pool) {
         int keep = sh->n_cand < sh->pool ? sh->n_cand : sh->pool - 1;
         memmove(&sh->cand[pos + 1], &sh->cand[pos],
@@ -222,12 +273,20 @@ static void record(worker *w, int count)
             sh->first_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
         atomic_store(&sh->found, sh->n_cand);
         /* Fewest moves: with `want` candidates, only shorter paths count.
-         * Least time: paths one move longer than the shortest may still
-         * be faster. */
+         * Least time: see bound_us. */
         int lim = atomic_load(&sh->limit);
-        if (sh->o->objective == ROBOT_OBJ_TIME) {
-            if (sh->cand[0].count + 1 < lim)
-                lim = sh->cand[0].count + 1;
+        if (sh->by_time) {
+            int shortest = sh->cand[0].count;
+            for (int i = 1; i < sh->n_cand; i++)
+                if (sh->cand[i].count < shortest)
+                    shortest = sh->cand[i].count;
+            /* Paths longer than the shortest candidate are not searched:
+             * more robot moves rarely take less time, and the time
+             * ranking chooses among those found. */
+            if (shortest < lim)
+                lim = shortest;
+            if (sh->n_cand >= sh->max_out)
+                atomic_store(&sh->bound_us, sh->cand[sh->max_out - 1].est_us);
         } else if (sh->n_cand >= sh->max_out &&
                    sh->cand[sh->max_out - 1].count - 1 < lim) {
             lim = sh->cand[sh->max_out - 1].count - 1;
@@ -267,6 +326,58 @@ static int step_set(const worker *w, int set, int op, int *cost)
     return next;
 }
 
+#define GV_NONE (INT64_MAX / 4)
+
+/* One automaton op on a time vector, forwards or (inverse) backwards;
+ * base is the op's duration without parallel regrips. */
+static void gv_apply(const shared *sh, int inverse, const int64_t *in,
+                     int op, int64_t base, int64_t *out)
+{
+    for (int s = 0; s < ROBOT_STATES; s++)
+        out[s] = GV_NONE;
+    for (int i = 0; i < sh->n_edges[op]; i++) {
+        int from = sh->edge[op][i].from, to = sh->edge[op][i].to;
+        int64_t c = base + (sh->edge[op][i].regrips ? sh->parallel_us : 0);
+        if (inverse) {
+            if (in[to] + c < out[from])
+                out[from] = in[to] + c;
+        } else if (in[from] + c < out[to]) {
+            out[to] = in[from] + c;
+        }
+    }
+}
+
+/* Least time: w->gv[depth + 1] after op (preceded by a full regrip when
+ * step_set charged one, cost 2, in the order step_set takes them);
+ * returns its least entry, the path's time so far. */
+static int64_t advance(worker *w, int depth, int op, int64_t base, int cost)
+{
+    const shared *sh = w->sh;
+    int inverse = w->d->inverse;
+    const int64_t *in = w->gv[depth];
+    int64_t tmp[ROBOT_STATES], *out = w->gv[depth + 1];
+    if (cost == 2) {
+        gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, sh->regrip_us, tmp);
+        in = tmp;
+    }
+    gv_apply(sh, inverse, in, op, base, out);
+    int64_t best = GV_NONE;
+    for (int s = 0; s < ROBOT_STATES; s++)
+        if (out[s] < best)
+            best = out[s];
+    return best;
+}
+
+/* Least time: a path that has taken g and needs at least `moves` more
+ * robot moves (at min_us each) cannot beat the candidates held. */
+static int over_time(const worker *w, int64_t g, int moves)
+{
+    const shared *sh = w->sh;
+    return sh->by_time &&
+           g + moves * sh->min_us >=
+               atomic_load_explicit(&sh->bound_us, memory_order_relaxed);
+}
+
 /* Lower bound on the robot moves from a phase-2 position in tilt class k
  * (of the search frame) to the end the direction needs. */
 static int phase2_bound(const worker *w, int corners, int udedges, int k)
@@ -288,17 +399,24 @@ static int phase2_bound(const worker *w, int corners, int udedges, int k)
  * made turnable; a tilt followed by anything else could come later), or
  * -1. last: the axis of the last turn, or -1. */
 static int phase2(worker *w, int corners, int udedges, int slice2, int o,
-                  int set, int togo, int depth, int last, int need)
+                  int set, int togo, int depth, int last, int need, int64_t g)
 {
     const qs_tables *t = w->t;
     const direction *d = w->d;
+    const shared *sh = w->sh;
     if (togo == 0) {
         if (corners || udedges || slice2)
             return 0;
         if (d->inverse && (d->cls[o] != d->home_class || !(set & 1)))
             return 0;
         w->n_path = depth;
-        return 1;
+        if (!sh->by_time)
+            return 1;
+        /* Least time: every solution of this length may be the fastest.
+         * An inverse search has walked back to the start of the
+         * execution, where the grippers are neutral. */
+        record(w, w->len1 + w->len2, d->inverse ? w->gv[depth][0] : g);
+        return 0;
     }
     if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
         return 0;
@@ -311,6 +429,11 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         int rest = togo - cost;
         if (!cost || rest < 0)
             continue;
+        int64_t g2 = sh->by_time ? advance(w, depth, d->op[o][m],
+                                           sh->move_us[m], cost)
+                                 : 0;
+        if (over_time(w, g2, rest))
+            continue;
         int c2 = move_row(t, t->corners_move, corners)[m];
         int s2 = t->slice2_move[slice2][m];
         if (t->cornslice[c2 * N_SLICE2 + s2] > rest)
@@ -320,7 +443,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
             phase2_bound(w, c2, u2, k) > rest)
             continue;
         w->path[depth] = (uint8_t)m;
-        if (phase2(w, c2, u2, s2, o, set2, rest, depth + 1, axis, -1))
+        if (phase2(w, c2, u2, s2, o, set2, rest, depth + 1, axis, -1, g2))
             return 1;
         if (w->halt)
             return 0;
@@ -332,12 +455,17 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         int rest = togo - cost;
         if (!cost || rest < 1)
             continue;
+        int64_t g2 = sh->by_time ? advance(w, depth, ROBOT_OP_TILT_RL + tilt,
+                                           sh->tilt_us, cost)
+                                 : 0;
+        if (over_time(w, g2, rest))
+            continue;
         int o2 = d->tilt_to[o][tilt];
         if (phase2_bound(w, corners, udedges, d->cls[o2]) > rest)
             continue;
         w->path[depth] = (uint8_t)(TILT_OP + tilt);
         if (phase2(w, corners, udedges, slice2, o2, set2, rest, depth + 1,
-                   last, k))
+                   last, k, g2))
             return 1;
         if (w->halt)
             return 0;
@@ -347,7 +475,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
 
 /* A phase-1 path of the job's length has reached the phase-2 group. */
 static void phase1_end(worker *w, int slice, int corners, int o, int set,
-                       int depth, int last)
+                       int depth, int last, int64_t g)
 {
     const qs_tables *t = w->t;
     int room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
@@ -390,8 +518,12 @@ static void phase1_end(worker *w, int slice, int corners, int o, int set,
     if (room > MAX_P2)
         room = MAX_P2;
     for (int len2 = lb; len2 <= room && !w->halt; len2++) {
-        if (phase2(w, corners, udedges, s2, o, set, len2, depth, last, -1)) {
-            record(w, w->len1 + len2);
+        if (over_time(w, g, len2))
+            break;
+        w->len2 = len2;
+        if (phase2(w, corners, udedges, s2, o, set, len2, depth, last, -1,
+                   g)) {
+            record(w, w->len1 + len2, 0);
             return;
         }
         room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
@@ -544,12 +676,23 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     for (int i = 0; i < count && !w->halt; i++) {
         kid *c = &kids[i];
         int rest = togo - c->cost;
+        int64_t g2 = 0;
+        if (sh->by_time) {
+            int tilted_op = c->op >= TILT_OP;
+            g2 = advance(w, depth,
+                         tilted_op ? ROBOT_OP_TILT_RL + c->op - TILT_OP
+                                   : d->op[n->o][c->op],
+                         tilted_op ? sh->tilt_us : sh->move_us[c->op],
+                         c->cost);
+            if (over_time(w, g2, rest))
+                continue;
+        }
         w->path[depth] = c->op;
         if (w->edges_ok > depth)
             w->edges_ok = depth;
         if (c->index == UINT32_MAX) {
             phase1_end(w, c->slice, c->corners, c->o, c->set, depth + 1,
-                       sh->move_axis[c->op]);
+                       sh->move_axis[c->op], g2);
             continue;
         }
         int tilted = c->op >= TILT_OP;
@@ -608,11 +751,16 @@ static int run_job(worker *w)
         w->dir = dir;
         w->len1 = len1;
         w->next = d->inverse ? sh->rm->nextiset : sh->rm->nextset;
+        /* A forward search starts with neutral grippers; an inverse one
+         * at the end of the execution, in any state. */
+        for (int st = 0; st < ROBOT_STATES; st++)
+            w->gv[0][st] = st == 0 || d->inverse ? 0 : GV_NONE;
         w->uedges[0] = (uint16_t)coord_edge4(c, 0);
         w->dedges[0] = (uint16_t)coord_edge4(c, 4);
         w->edges_ok = 0;
         if (len1 == 0)
-            phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1);
+            phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1,
+                       0);
         else
             phase1(w, &root, len1, 0, -1, -1);
         if (w->halt)
@@ -652,11 +800,11 @@ static int plan_all(const shared *sh, robot_solution *out, int want)
     for (int i = 0; i < sh->n_cand; i++) {
         const candidate *c = &sh->cand[i];
         /* Plans cost far more than search nodes (least time most: its
-         * plans are Dijkstra searches), so only the likeliest are made. */
-        if (c->count > sh->cand[0].count + 1 ||
-            i >= want + (sh->o->objective == ROBOT_OBJ_MOVES
-                             ? MAX_EXTRA_PLANS
-                             : MAX_EXTRA_TIME_PLANS))
+         * plans are Dijkstra searches), so only the likeliest are made:
+         * by the search's estimate of time, or by its count of moves. */
+        if (sh->by_time ? i >= sh->n_plan
+                        : c->count > sh->cand[0].count + 1 ||
+                              i >= want + MAX_EXTRA_PLANS)
             break;
         memcpy(tmp->moves, c->moves, sizeof c->moves);
         tmp->n = c->n;
@@ -729,6 +877,58 @@ static void init_direction(shared *sh, int dir, const qs_cube sym[48],
                 d->start[k] = (uint8_t)o;
 }
 
+/* The search's step durations under the profile: a turn's depends only
+ * on quarter, half or pair (the same for a move in any frame), so each
+ * move is timed as the R-L turn of its kind. */
+static void step_durations(shared *sh)
+{
+    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+        robot_step st = {ROBOT_STEP_TURN, 0, 0};
+        st.arg = (uint8_t)(m < 18 ? 3 + m % 3 : 27 + (m - 18) % 9);
+        sh->move_us[m] = robot_step_us(sh->prof, &st);
+    }
+    robot_step tilt = {ROBOT_STEP_TILT, ROBOT_TILT_RL, 0};
+    robot_step regrip = {ROBOT_STEP_REGRIP, 0, 1};
+    sh->tilt_us = robot_step_us(sh->prof, &tilt);
+    sh->regrip_us = robot_step_us(sh->prof, &regrip);
+    sh->parallel_us = llround(sh->prof->regrip_parallel_ms * 1000.0);
+    /* A tilt's regrips are free; a full regrip is charged as a whole. */
+    for (int op = 0; op < ROBOT_OPS; op++) {
+        int n = 0;
+        for (int from = 0; from < ROBOT_STATES; from++)
+            for (int to = 0; to < ROBOT_STATES; to++) {
+                int plain = 0, with = 0;
+                for (int r = 0; r < 16; r++)
+                    if (sh->rm->next_state[from][op][r] == to) {
+                        if (r == 0)
+                            plain = 1;
+                        else
+                            with = 1;
+                    }
+                if (!plain && !with)
+                    continue;
+                sh->edge[op][n].from = (uint8_t)from;
+                sh->edge[op][n].to = (uint8_t)to;
+                sh->edge[op][n].regrips =
+                    (uint8_t)(!plain && op < ROBOT_OP_TILT_RL);
+                n++;
+            }
+        sh->n_edges[op] = (uint8_t)n;
+    }
+    sh->min_us = sh->tilt_us < sh->regrip_us ? sh->tilt_us : sh->regrip_us;
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        if (sh->move_us[m] < sh->min_us)
+            sh->min_us = sh->move_us[m];
+    /* Under a time limit a remaining move is charged 1.5 cheapest steps.
+     * The bound is then no longer a lower bound (a path may still finish
+     * faster), but the search stops spending its milliseconds on paths
+     * that would need only the cheapest steps to win, and finds faster
+     * plans in the same time (docs/benchmarks.md has both figures).
+     * Without a time limit it stays a lower bound. */
+    if (sh->o->time_ms > 0)
+        sh->min_us += sh->min_us / 2;
+}
+
 int robot_solve(const qs_tables *t, const robot_model *rm,
                 const robot_profile *prof, const qs_cube *c,
                 const robot_solve_options *o, robot_solution *out,
@@ -779,14 +979,19 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     sh->pool = pool;
     sh->max_out = want;
     sh->deepest_done = -1;
+    sh->by_time = o->objective == ROBOT_OBJ_TIME;
+    sh->n_plan = want + MAX_EXTRA_TIME_PLANS;
+    step_durations(sh);
+    atomic_init(&sh->bound_us, INT64_MAX);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
     sh->start_ns = monotonic_ns();
-    /* Least time plans several candidates with Dijkstra searches after
-     * the search (about 0.5 ms each): a third of the time is kept for it. */
+    /* Least time plans its best two candidates with Dijkstra searches
+     * after the search (about 0.5 ms each): a tenth of the time is kept
+     * for it. */
     uint64_t search_us = (uint64_t)o->time_ms * 1000u;
     if (o->objective == ROBOT_OBJ_TIME)
-        search_us -= search_us / 3;
+        search_us -= search_us / 10;
     sh->deadline_ns = o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0;
     atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
     search_stop_init(&sh->halt, o->cancel);

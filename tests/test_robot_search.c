@@ -3,7 +3,8 @@
  * moves: every solution of 1,000 benchmark cubes is replayed by the
  * independent checker (legal steps, cube solved, counts and cost right);
  * short scrambles are solved within the robot moves their own inverse
- * needs; the large move table searches exactly as the distance tables; the special positions, N best, the least-time objective, cancel,
+ * needs; the large move table searches exactly as the distance tables;
+ * least time is never slower than the fewest-moves search; the special positions, N best, the least-time objective, cancel,
  * limits and wrong inputs behave as documented.
  */
 #include "testutil.h"
@@ -187,6 +188,62 @@ static void test_short_scrambles(void **state)
     }
 }
 
+/* Least time searches in the profile's milliseconds: on short scrambles,
+ * with no time limit (so its bound is a lower bound), under each built-in
+ * profile, its plan is never slower than the fewest-moves search's, and
+ * over the sample it is faster. */
+static void test_least_time_short_scrambles(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 0;
+    double by_time = 0, by_moves = 0;
+    for (int p = 0; robot_profile_builtin_name(p); p++) {
+        robot_profile prof;
+        assert_int_equal(robot_profile_builtin(robot_profile_builtin_name(p),
+                                               &prof),
+                         ROBOT_OK);
+        for (int trial = 0; trial < 24; trial++) {
+            qs_move moves[7];
+            int len = 3 + trial % 5;
+            for (int i = 0; i < len; i++) {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                moves[i] = (qs_move)(rng % 18);
+            }
+            qs_cube c;
+            qs_cube_solved(&c);
+            qs_cube_apply_moves(&c, moves, len);
+            if (qs_cube_is_solved(&c))
+                continue;
+            robot_solution fast, few;
+            int n = 0;
+            o.objective = ROBOT_OBJ_TIME;
+            assert_int_equal(robot_solve(robot_tables(), &model, &prof, &c,
+                                         &o, &fast, 1, &n, NULL),
+                             ROBOT_OK);
+            o.objective = ROBOT_OBJ_MOVES;
+            assert_int_equal(robot_solve(robot_tables(), &model, &prof, &c,
+                                         &o, &few, 1, &n, NULL),
+                             ROBOT_OK);
+            char detail[256];
+            assert_int_equal(robot_check(&fast.plan, &c, &prof, detail,
+                                         sizeof detail),
+                             ROBOT_OK);
+            assert_true(fast.plan.cost_ms <= few.plan.cost_ms + 1e-9);
+            by_time += fast.plan.cost_ms;
+            by_moves += few.plan.cost_ms;
+        }
+    }
+    print_message("least time %.0f ms, fewest moves %.0f ms in all\n",
+                  by_time, by_moves);
+    assert_true(by_time < by_moves);
+}
+
 static void test_special_positions(void **state)
 {
     (void)state;
@@ -341,6 +398,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large_table_same_search),
+        cmocka_unit_test(test_least_time_short_scrambles),
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_short_scrambles),
         cmocka_unit_test(test_best_solutions),
