@@ -36,6 +36,8 @@ typedef struct {
     robot_profile profile;
     robot_objective objective;
     int json;
+    int robot_input; /* --robot: the input is a robot-frame plan */
+    robot_step given[ROBOT_MAX_STEPS];
 } eval_ctx;
 
 static void fail(eval_result *r, const char *code, const char *msg)
@@ -46,22 +48,39 @@ static void fail(eval_result *r, const char *code, const char *msg)
 
 /* Evaluates moves_text on the cube given by facelets or scramble (both
  * NULL: the cube the moves solve). */
-static void evaluate(const eval_ctx *c, const char *facelets,
+static void evaluate(eval_ctx *c, const char *facelets,
                      const char *scramble, const char *moves_text,
                      eval_result *r)
 {
     char detail[256] = "";
     qs_cube cube;
-    int rc;
+    int rc, n_given = 0;
 
     r->code = NULL;
     r->message[0] = '\0';
     r->n = 0;
-    rc = qs_moves_parse(moves_text, r->moves, QS_MAX_MOVES, detail,
-                        sizeof detail);
-    if (rc < 0) {
-        fail(r, qs_errcode(rc), detail);
-        return;
+    if (c->robot_input) {
+        /* A robot-frame plan (another solver's, e.g. qphase's): its
+         * cube-frame turns are what gets planned again. */
+        n_given = robot_steps_parse(moves_text, c->given, ROBOT_MAX_STEPS,
+                                    detail, sizeof detail);
+        if (n_given < 0) {
+            fail(r, robot_errcode(n_given), detail);
+            return;
+        }
+        rc = robot_steps_to_moves(&c->model, c->given, n_given, r->moves,
+                                  QS_MAX_MOVES);
+        if (rc < 0) {
+            fail(r, robot_errcode(rc), robot_strerror(rc));
+            return;
+        }
+    } else {
+        rc = qs_moves_parse(moves_text, r->moves, QS_MAX_MOVES, detail,
+                            sizeof detail);
+        if (rc < 0) {
+            fail(r, qs_errcode(rc), detail);
+            return;
+        }
     }
     r->n = rc;
 
@@ -93,6 +112,21 @@ static void evaluate(const eval_ctx *c, const char *facelets,
         fail(r, robot_errcode(ROBOT_ERR_NOT_SOLVED),
              "the moves do not solve the cube");
         return;
+    }
+    if (c->robot_input) {
+        /* The given plan must be executable as written. */
+        robot_sim sim;
+        robot_sim_init(&sim, &cube);
+        for (int i = 0; i < n_given; i++) {
+            char why[200];
+            rc = robot_sim_step(&sim, &c->given[i], NULL, why, sizeof why);
+            if (rc != ROBOT_OK) {
+                r->code = robot_errcode(rc);
+                snprintf(r->message, sizeof r->message,
+                         "the given plan: step %d: %s", i + 1, why);
+                return;
+            }
+        }
     }
 
     rc = robot_plan(&c->model, &c->profile, c->objective, r->moves, r->n,
@@ -159,7 +193,7 @@ static int report(const eval_ctx *c, const char *in, const eval_result *r,
 }
 
 /* Evaluates and prints one input; returns 1 on success. */
-static int handle(const eval_ctx *c, const char *in, const char *facelets,
+static int handle(eval_ctx *c, const char *in, const char *facelets,
                   const char *scramble, const char *moves, eval_result *r,
                   char *steps)
 {
@@ -169,7 +203,7 @@ static int handle(const eval_ctx *c, const char *in, const char *facelets,
 
 /* An input line is "FACELETS MOVES" when its first word is 3 or more
  * letters of URFDLB (no move is spelt like that), else just MOVES. */
-static int handle_line(const eval_ctx *c, char *line, eval_result *r,
+static int handle_line(eval_ctx *c, char *line, eval_result *r,
                        char *steps)
 {
     size_t word = strcspn(line, " \t");
@@ -189,7 +223,7 @@ int cmd_evaluate(int argc, char **argv)
 {
     const char *profile = "default", *facelets = NULL, *scramble = NULL, *v;
     size_t text_len = 1;
-    int json = 0, n_moves = 0, failures = 0;
+    int json = 0, n_moves = 0, failures = 0, robot_input = 0;
     robot_objective objective = ROBOT_OBJ_MOVES;
     const char **parts = calloc((size_t)argc, sizeof *parts);
     if (!parts) {
@@ -201,6 +235,8 @@ int cmd_evaluate(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--robot") == 0) {
+            robot_input = 1;
         } else if (cli_opt(argc, argv, &i, "--profile", &v)) {
             profile = v;
         } else if (cli_opt(argc, argv, &i, "--objective", &v)) {
@@ -252,6 +288,7 @@ int cmd_evaluate(int argc, char **argv)
     robot_model_init(&c->model);
     c->objective = objective;
     c->json = json;
+    c->robot_input = robot_input;
     cli_install_signals();
 
     if (n_moves > 0) {

@@ -345,3 +345,23 @@ const char *robot_errcode(int err)
     const struct error_text *e = lookup(err);
     return e ? e->id : "UNKNOWN";
 }
+
+int robot_steps_to_moves(const robot_model *m, const robot_step *steps,
+                         int n, qs_move *out, int max)
+{
+    if (!m || n < 0 || (n > 0 && !steps) || max < 0 || (max > 0 && !out))
+        return ROBOT_ERR_ARGUMENT;
+    int o = 0, count = 0;
+    for (int i = 0; i < n; i++) {
+        if (robot_step_op(&steps[i]) < 0)
+            return ROBOT_ERR_STEP;
+        if (steps[i].kind == ROBOT_STEP_TILT) {
+            o = m->tilt[o][steps[i].arg];
+        } else if (steps[i].kind == ROBOT_STEP_TURN) {
+            if (count == max)
+                return ROBOT_ERR_BUFFER;
+            out[count++] = (qs_move)m->to_cube[o][steps[i].arg];
+        }
+    }
+    return count;
+}

@@ -191,6 +191,13 @@ typedef struct {
 
 /* Builds every table of *m (a few microseconds; no allocation). */
 void robot_model_init(robot_model *m);
+/* The cube-frame turns of a robot-frame plan that starts from the home
+ * orientation (tilts turn the cube in the robot, regrips move nothing),
+ * into out (at most max). Legality is not checked (see robot_sim_step).
+ * Returns the number of turns, ROBOT_ERR_STEP for a malformed step, or
+ * ROBOT_ERR_BUFFER when more than max. */
+int robot_steps_to_moves(const robot_model *m, const robot_step *steps,
+                         int n, qs_move *out, int max);
 /* The orientation with cube face `up` at robot U and `front` at robot F,
  * or -1 when they are equal or opposite or out of range. */
 int robot_orientation(int up, int front);

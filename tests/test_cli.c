@@ -352,6 +352,24 @@ static void test_robot_metric(void **state)
     assert_true(cJSON_GetObjectItem(e, "cost_ms")->valuedouble == cost);
     cJSON_Delete(e);
     free(eval);
+    /* evaluate --robot reads a robot-frame plan (here ours, as another
+     * solver would print it): its cube-frame turns are planned again, to
+     * the same counts. */
+    snprintf(args, sizeof args,
+             "evaluate --json --robot --profile lego --facelets %s \"%s\"",
+             cubes[1], robot);
+    assert_int_equal(run(args, NULL, &eval), 0);
+    e = cJSON_Parse(eval);
+    assert_non_null(e);
+    assert_int_equal(cJSON_GetObjectItem(e, "robot_moves")->valueint,
+                     robot_moves);
+    assert_string_equal(cJSON_GetObjectItem(e, "moves")->valuestring, moves);
+    cJSON_Delete(e);
+    free(eval);
+    /* A plan that cannot be executed as written is refused, by step. */
+    assert_int_equal(run("evaluate --robot \"tRL R B\"", NULL, &eval), 1);
+    assert_non_null(strstr(eval, "error: COLLISION: the given plan: step 3"));
+    free(eval);
     cJSON_Delete(j);
     free(out);
 

@@ -952,6 +952,16 @@ static void random_plans(const robot_model *m, int count, int axial,
                 fail_msg("plan %d: %s: %s", t, robot_errcode(rc), detail);
             assert_turns_are(&s[obj], sol, n);
             assert_int_equal(s[obj].turns, n);
+            /* And back: the plan's turns in the cube frame are the
+             * moves planned. */
+            qs_move back[QS_MAX_MOVES];
+            assert_int_equal(robot_steps_to_moves(m, s[obj].steps, s[obj].n,
+                                                  back, QS_MAX_MOVES),
+                             n);
+            assert_memory_equal(back, sol, (size_t)n);
+            assert_int_equal(robot_steps_to_moves(m, s[obj].steps, s[obj].n,
+                                                  back, n - 1),
+                             ROBOT_ERR_BUFFER);
             assert_true(s[obj].robot_moves >= n);
         }
         /* Each objective wins on its own criterion. */
