@@ -418,6 +418,22 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         record(w, w->len1 + w->len2, d->inverse ? w->gv[depth][0] : g);
         return 0;
     }
+    if (togo == 1 && d->inverse && !(corners || udedges || slice2) &&
+        d->cls[o] == d->home_class && !(set & 1) &&
+        (w->next[set][ROBOT_OP_REGRIP] & 1)) {
+        /* An inverse search walks the execution backwards and charges a
+         * full regrip after the op that needs it, so an execution that
+         * starts with a full regrip would never be found: solved in the
+         * home class, but the grippers must first leave the neutral state
+         * by that full regrip, one move. */
+        w->n_path = depth;
+        if (!sh->by_time)
+            return 1;
+        int64_t v[ROBOT_STATES];
+        gv_apply(sh, 1, w->gv[depth], ROBOT_OP_REGRIP, sh->regrip_us, v);
+        record(w, w->len1 + w->len2, v[0]);
+        return 0;
+    }
     if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
         return 0;
     int k = d->cls[o];
@@ -699,9 +715,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
         if (c->dist < 0)
             c->dist = (int8_t)kid_dist(t, c, d->cls[c->o]);
         int dist = c->dist;
-        /* Rokicki's rule: a child with slack that is already close to the
-         * phase-2 group mostly repeats solutions of shorter phase-1 paths. */
-        if (dist > rest || (dist < rest && dist + rest < 5))
+        if (dist > rest)
             continue;
         if (tilted)
             phase1(w, c, rest, depth + 1, last, k);
