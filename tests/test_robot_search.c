@@ -4,7 +4,8 @@
  * independent checker (legal steps, cube solved, counts and cost right);
  * short scrambles are solved within the robot moves their own inverse
  * needs; the large move table searches exactly as the distance tables;
- * least time is never slower than the fewest-moves search; the special positions, N best, the least-time objective, cancel,
+ * least time is never slower than the fewest-moves search; short
+ * scrambles reach the robot optimum; the special positions, N best, the least-time objective, cancel,
  * limits and wrong inputs behave as documented.
  */
 #include "testutil.h"
@@ -146,6 +147,61 @@ static void test_large_table_same_search(void **state)
     }
     assert_true(nodes > 1000); /* the comparison covered real searches */
     qtab_close(small_set);
+}
+
+/* Short scrambles reach the robot optimum (robot_solve_optimal): without a
+ * time limit the two-phase search is exhaustive up to its own limits, so
+ * a miss is structural. The first scramble's optimum starts with a full
+ * regrip ("rR+rL tRL ..."), which the search missed before inverse
+ * searches could end in one; the others are drawn at random. */
+static void test_short_scrambles_reach_optimum(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x853c49e6748fea9bull;
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = 2;
+    o.time_ms = 0;
+    robot_optimal_options oo;
+    robot_optimal_options_default(&oo);
+    oo.threads = 2;
+    int total = 0, missed = 0;
+    for (int trial = 0; trial < 12; trial++) {
+        qs_move moves[8];
+        int len;
+        if (trial == 0) {
+            len = qs_moves_parse("R L D2 R' L U'", moves, 8, NULL, 0);
+            assert_int_equal(len, 6);
+        } else {
+            len = 6 + trial % 3;
+            for (int i = 0; i < len; i++) {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                moves[i] = (qs_move)(rng % 18);
+            }
+        }
+        qs_cube c;
+        qs_cube_solved(&c);
+        qs_cube_apply_moves(&c, moves, len);
+        if (qs_cube_is_solved(&c))
+            continue;
+        robot_solution best, found;
+        int n = 0;
+        assert_int_equal(robot_solve_optimal(robot_tables(), &model, &profile,
+                                             &c, &oo, &best, NULL),
+                         ROBOT_OK);
+        assert_int_equal(solve(&c, &o, &found, 1, &n), ROBOT_OK);
+        assert_executes(&c, &found);
+        assert_true(found.plan.robot_moves >= best.plan.robot_moves);
+        missed += found.plan.robot_moves > best.plan.robot_moves;
+        total += best.plan.robot_moves;
+        if (trial == 0)
+            assert_int_equal(found.plan.robot_moves, best.plan.robot_moves);
+    }
+    print_message("short scrambles: %d robot moves of optima in all, %d "
+                  "missed\n", total, missed);
+    assert_int_equal(missed, 0);
 }
 
 /* A scramble's own inverse is a solution; with its robot moves as the
@@ -399,6 +455,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large_table_same_search),
         cmocka_unit_test(test_least_time_short_scrambles),
+        cmocka_unit_test(test_short_scrambles_reach_optimum),
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_short_scrambles),
         cmocka_unit_test(test_best_solutions),
