@@ -65,6 +65,17 @@ static void assert_executes(const qs_cube *c, const robot_solution *s)
     assert_int_equal(s->plan.robot_moves, s->plan.n);
 }
 
+/* n random moves out of the first `pool` move numbers (xorshift). */
+static void random_moves(uint64_t *rng, qs_move *moves, int n, int pool)
+{
+    for (int i = 0; i < n; i++) {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        moves[i] = (qs_move)(*rng % (uint64_t)pool);
+    }
+}
+
 static int solve(const qs_cube *c, robot_solve_options *o,
                  robot_solution *out, int max_out, int *n)
 {
@@ -111,13 +122,7 @@ static void test_large_table_same_search(void **state)
     (void)state;
     const qs_tables *large = robot_tables();
     assert_true(qs_tables_robot_large(large));
-    qtab_options to;
-    qtab_options_default(&to);
-    to.robot = QTAB_ROBOT_SMALL;
-    to.quiet = 1;
-    to.progress = 0;
-    qtab_set *small_set = NULL;
-    assert_int_equal(qtab_open(QS_METRIC_ROBOT, &to, &small_set), QTAB_OK);
+    qtab_set *small_set = test_open_robot_sized(QTAB_ROBOT_SMALL);
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
 
@@ -174,12 +179,7 @@ static void test_short_scrambles_reach_optimum(void **state)
             assert_int_equal(len, 6);
         } else {
             len = 6 + trial % 3;
-            for (int i = 0; i < len; i++) {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                moves[i] = (qs_move)(rng % 18);
-            }
+            random_moves(&rng, moves, len, 18);
         }
         qs_cube c;
         qs_cube_solved(&c);
@@ -217,12 +217,7 @@ static void test_short_scrambles(void **state)
     for (int trial = 0; trial < 60; trial++) {
         qs_move moves[6], inv[6];
         int len = 1 + trial % 5;
-        for (int i = 0; i < len; i++) {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            moves[i] = (qs_move)(rng % QS_MOVE_COUNT);
-        }
+        random_moves(&rng, moves, len, QS_MOVE_COUNT);
         qs_cube c;
         qs_cube_solved(&c);
         qs_cube_apply_moves(&c, moves, len);
@@ -265,12 +260,7 @@ static void test_least_time_short_scrambles(void **state)
         for (int trial = 0; trial < 24; trial++) {
             qs_move moves[7];
             int len = 3 + trial % 5;
-            for (int i = 0; i < len; i++) {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                moves[i] = (qs_move)(rng % 18);
-            }
+            random_moves(&rng, moves, len, 18);
             qs_cube c;
             qs_cube_solved(&c);
             qs_cube_apply_moves(&c, moves, len);

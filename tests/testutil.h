@@ -50,12 +50,16 @@ static inline int test_read_bench(const char *file, char (*lines)[55], int max)
 /* Opens (loading or, if missing, generating) the tables of metric m. */
 /* Opens the table set of metric m, with the optimal solver's large table
  * when size is QTAB_OPTIMAL_LARGE (generated on first use). */
-static inline qtab_set *test_open_tables_sized(qs_metric m,
-                                               qtab_optimal_size size)
+/* Opens metric m's tables quietly with the given sizes of the optional
+ * blobs, failing the test on an error. */
+static inline qtab_set *test_open_tables_with(qs_metric m,
+                                              qtab_optimal_size optimal,
+                                              qtab_robot_size robot)
 {
     qtab_options o;
     qtab_options_default(&o);
-    o.optimal = size;
+    o.optimal = optimal;
+    o.robot = robot;
     o.quiet = 1;
     o.progress = 0;
     qtab_set *set = NULL;
@@ -65,17 +69,21 @@ static inline qtab_set *test_open_tables_sized(qs_metric m,
     return set;
 }
 
+static inline qtab_set *test_open_tables_sized(qs_metric m,
+                                               qtab_optimal_size size)
+{
+    return test_open_tables_with(m, size, QTAB_ROBOT_LARGE);
+}
+
+static inline qtab_set *test_open_robot_sized(qtab_robot_size size)
+{
+    return test_open_tables_with(QS_METRIC_ROBOT, QTAB_OPTIMAL_SMALL, size);
+}
+
+/* The default sets: small optimal tables, the large robot set. */
 static inline qtab_set *test_open_tables(qs_metric m)
 {
-    qtab_options o;
-    qtab_options_default(&o);
-    o.quiet = 1;
-    o.progress = 0;
-    qtab_set *set = NULL;
-    int rc = qtab_open(m, &o, &set);
-    if (rc != QTAB_OK)
-        fail_msg("tables for %s: %s", qs_metric_name(m), qtab_strerror(rc));
-    return set;
+    return test_open_tables_with(m, QTAB_OPTIMAL_SMALL, QTAB_ROBOT_LARGE);
 }
 
 /* Applies a solution to a copy of c and asserts that it solves it. */
