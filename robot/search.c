@@ -81,7 +81,7 @@ typedef struct {
 typedef struct {
     qs_move moves[QS_MAX_MOVES];
     uint8_t n, count, dir;
-    int64_t est_us; /* the search's time for it (see step_us) */
+    int64_t est_us; /* least time: the search's time for it (worker.gv) */
 } candidate;
 
 typedef struct {
@@ -211,10 +211,6 @@ static int plan_candidate(const shared *sh, robot_solution *s)
     return err;
 }
 
-/* Keeps the path (as cube-frame face turns) among the candidates, ranked
- * by the search's own count of robot moves. Planning (a dynamic program
- * far dearer than a search node) waits for the end of the search, except
- * where a length limit must be confirmed. */
 /* Orders candidates: by the search's robot moves, or (least time) by its
  * time estimate. */
 static int64_t rank_key(const shared *sh, const candidate *c)
@@ -222,6 +218,10 @@ static int64_t rank_key(const shared *sh, const candidate *c)
     return sh->by_time ? c->est_us : c->count;
 }
 
+/* Keeps the path (as cube-frame face turns) among the candidates, ranked
+ * by rank_key; est_us is the path's time (least time only). Planning (a
+ * dynamic program far dearer than a search node) waits for the end of
+ * the search, except where a length limit must be confirmed. */
 static void record(worker *w, int count, int64_t est_us)
 {
     shared *sh = w->sh;
