@@ -11,6 +11,7 @@
  * comparing the two compare two readings of the mechanics.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
 #include <string.h>
 
@@ -324,6 +325,7 @@ static const struct error_text errors[] = {
     {ROBOT_ERR_CANCELLED, "CANCELLED", "search cancelled"},
     {ROBOT_ERR_TIMEOUT, "TIMEOUT", "no solution within the time limit"},
     {ROBOT_ERR_NOT_FOUND, "NOT_FOUND", "no solution within the length limit"},
+    {ROBOT_ERR_THREAD, "THREAD", "a worker thread could not be started"},
 };
 
 static const struct error_text *lookup(int err)
@@ -344,6 +346,28 @@ const char *robot_errcode(int err)
 {
     const struct error_text *e = lookup(err);
     return e ? e->id : "UNKNOWN";
+}
+
+int robot_engine_error(int qs_err)
+{
+    switch (qs_err) {
+    case QS_OK:
+        return ROBOT_OK;
+    case QS_ERR_CANCELLED:
+        return ROBOT_ERR_CANCELLED;
+    case QS_ERR_TIMEOUT:
+        return ROBOT_ERR_TIMEOUT;
+    case QS_ERR_NOT_FOUND:
+        return ROBOT_ERR_NOT_FOUND;
+    case QS_ERR_NOMEM:
+        return ROBOT_ERR_NOMEM;
+    case QS_ERR_THREAD:
+        return ROBOT_ERR_THREAD;
+    case QS_ERR_TABLES:
+        return ROBOT_ERR_TABLES;
+    default:
+        return ROBOT_ERR_ARGUMENT;
+    }
 }
 
 int robot_steps_to_moves(const robot_model *m, const robot_step *steps,

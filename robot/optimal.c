@@ -49,13 +49,12 @@
  * its limits.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
-#include "qs_internal.h"
+#include "qs_engine.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
     N_AXES = 3,
@@ -117,10 +116,8 @@ typedef struct {
     uint8_t tilt_swap[ROBOT_STATESETS][2][QS_MOVE_COUNT];
 
     int depth;
-    job *jobs;
-    int n_jobs, cap_jobs;
-    atomic_int next_job;
-    search_stop halt;
+    qs_jobs jobs;   /* of job */
+    qs_halt halt;
 
     pthread_mutex_t lock;
     int found, err;
@@ -249,7 +246,7 @@ static int build_rules(shared *sh)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (search_stop_poll(&sh->halt))
+    if (qs_halt_poll(&sh->halt, 0))
         return w->halt = 1;
     return 0;
 }
@@ -343,7 +340,7 @@ static void record(worker *w, int n_path)
         pthread_mutex_lock(&sh->lock);
         sh->err = ROBOT_ERR_NOMEM;
         pthread_mutex_unlock(&sh->lock);
-        search_stop_all(&sh->halt);
+        qs_halt_stop(&sh->halt);
         return;
     }
     memset(s, 0, sizeof *s);
@@ -377,7 +374,7 @@ static void record(worker *w, int n_path)
         *sh->out = *s;
     }
     pthread_mutex_unlock(&sh->lock);
-    search_stop_all(&sh->halt);
+    qs_halt_stop(&sh->halt);
     w->halt = 1; /* the others see stop at their next poll */
     free(s);
 }
@@ -516,21 +513,15 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
                     uint8_t *path, int len)
 {
     if (len == PREFIX || togo == 0) {
-        if (sh->n_jobs == sh->cap_jobs) {
-            int cap = sh->cap_jobs ? 2 * sh->cap_jobs : 1024;
-            job *j = realloc(sh->jobs, sizeof *j * (size_t)cap);
-            if (!j)
-                return ROBOT_ERR_NOMEM;
-            sh->jobs = j;
-            sh->cap_jobs = cap;
-        }
-        job *j = &sh->jobs[sh->n_jobs++];
-        j->n = *n;
-        j->s = *st;
-        j->togo = togo;
-        memcpy(j->path, path, (size_t)len);
-        j->len = len;
-        return ROBOT_OK;
+        job j;
+        memset(&j, 0, sizeof j);
+        j.n = *n;
+        j.s = *st;
+        j.togo = togo;
+        memcpy(j.path, path, (size_t)len);
+        j.len = len;
+        return qs_jobs_add(&sh->jobs, &j) == QS_OK ? ROBOT_OK
+                                                    : ROBOT_ERR_NOMEM;
     }
     kid *kids = malloc(sizeof *kids * MAX_KIDS);
     if (!kids)
@@ -546,44 +537,36 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
     return err;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     worker *w = arg;
     shared *sh = w->sh;
     w->halt = 0;
     for (;;) {
-        int i = atomic_fetch_add(&sh->next_job, 1);
-        if (i >= sh->n_jobs || w->halt || should_halt(w))
+        const job *j = qs_jobs_take(&sh->jobs);
+        if (!j || w->halt || should_halt(w))
             break;
-        const job *j = &sh->jobs[i];
         memcpy(w->path, j->path, (size_t)j->len);
         if (j->togo == 0)
             record(w, j->len); /* only solved children end a length */
         else
             dfs(w, &j->n, &j->s, j->togo, j->len);
     }
-    return NULL;
 }
 
-static int run_depth(shared *sh, worker *workers, pthread_t *tid)
+static int run_depth(shared *sh, worker *workers)
 {
     const robot_optimal_options *o = sh->o;
     uint8_t path[PREFIX];
     rstate st = {0, ROBOT_DEFAULTSET, NO_AXIS, 0, 0, 0};
-    sh->n_jobs = 0;
+    qs_jobs_clear(&sh->jobs);
     int err = add_jobs(sh, &sh->root, &st, sh->depth, path, 0);
     if (err)
         return err;
-    atomic_store(&sh->next_job, 0);
-    int started = 0;
-    for (int i = 1; i < o->threads; i++) {
-        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
-            break; /* fewer threads, same result */
-        started = i;
-    }
-    worker_main(&workers[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
+    err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
+                        &sh->halt);
+    if (err)
+        return robot_engine_error(err);
     for (int i = 0; i < o->threads; i++) {
         sh->nodes += workers[i].nodes;
         workers[i].nodes = 0;
@@ -596,9 +579,9 @@ static void init_frames(shared *sh)
     const qs_tables *t = sh->t;
     const robot_model *rm = sh->rm;
     qs_cube sym[48], solved;
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     qs_cube_solved(&solved);
-    sh->slice_solved = (uint16_t)coord_edge4(&solved, 8);
+    sh->slice_solved = (uint16_t)qs_coord_edge4(&solved, 8);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
     for (int o = 0; o < ROBOT_ORIENTATIONS; o++) {
@@ -612,9 +595,9 @@ static void init_frames(shared *sh)
         qs_cube tmp, y;
         qs_cube_multiply(&sym[s], &sh->cube, &tmp);
         qs_cube_multiply(&tmp, &sym[back], &y);
-        sh->root.flip[r] = (uint16_t)coord_flip(&y);
-        sh->root.slice[r] = (uint16_t)coord_edge4(&y, 8);
-        sh->root.twist[r] = (uint16_t)coord_twist(&y);
+        sh->root.flip[r] = (uint16_t)qs_coord_flip(&y);
+        sh->root.slice[r] = (uint16_t)qs_coord_edge4(&y, 8);
+        sh->root.twist[r] = (uint16_t)qs_coord_twist(&y);
         for (int m = 0; m < QS_MOVE_COUNT; m++)
             sh->conj[r][m] = t->move_conj[m][s];
         /* The cube axis at robot U-D, seen in this frame, is the class. */
@@ -623,7 +606,7 @@ static void init_frames(shared *sh)
             sh->cls[r][o] = (uint8_t)axis_of(t->move_conj[3 * up_axis][s]);
         }
     }
-    sh->root.corners = (uint16_t)coord_corners(&sh->cube);
+    sh->root.corners = (uint16_t)qs_coord_corners(&sh->cube);
     lookup(t, &sh->root);
 }
 
@@ -646,11 +629,9 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
 
     shared *sh = calloc(1, sizeof *sh);
     worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
-    if (!sh || !workers || !tid) {
+    if (!sh || !workers) {
         free(sh);
         free(workers);
-        free(tid);
         return ROBOT_ERR_NOMEM;
     }
     sh->t = t;
@@ -659,10 +640,10 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     sh->o = o;
     sh->cube = *c;
     sh->out = out;
-    sh->start_ns = monotonic_ns();
+    sh->start_ns = qs_now_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    search_stop_init(&sh->halt, o->cancel);
-    atomic_init(&sh->next_job, 0);
+    qs_halt_init(&sh->halt, o->cancel, 0);
+    qs_jobs_init(&sh->jobs, sizeof(job));
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
@@ -684,7 +665,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         sh->found = 1;
         if (o->on_depth)
             o->on_depth(o->depth_ctx, 0, 1, 0,
-                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
+                        qs_ms_since(sh->start_ns));
         err = ROBOT_OK;
         goto done;
     }
@@ -695,12 +676,12 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
             break;
         }
         sh->depth = depth;
-        int rc = run_depth(sh, workers, tid);
+        int rc = run_depth(sh, workers);
         if (rc) {
             err = rc;
             break;
         }
-        if (search_was_cancelled(&sh->halt) && !sh->found) {
+        if (qs_halt_was_cancelled(&sh->halt) && !sh->found) {
             err = ROBOT_ERR_CANCELLED;
             break;
         }
@@ -710,7 +691,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
+                        qs_ms_since(sh->start_ns));
         if (sh->found) {
             err = ROBOT_OK;
             break;
@@ -723,13 +704,12 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     }
 done:
     if (stats) {
-        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = qs_ms_since(sh->start_ns);
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);
-    free(sh->jobs);
+    qs_jobs_free(&sh->jobs);
     free(sh);
     free(workers);
-    free(tid);
     return err;
 }

@@ -61,6 +61,7 @@ typedef enum {
     ROBOT_ERR_CANCELLED = -21,    /* the caller's cancel flag was raised */
     ROBOT_ERR_TIMEOUT = -22,      /* no solution of max_len in time */
     ROBOT_ERR_NOT_FOUND = -23,    /* no solution within max_len */
+    ROBOT_ERR_THREAD = -24,       /* a worker thread could not be started */
 } robot_error;
 
 /* A human-readable message for an error code. */

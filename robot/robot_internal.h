@@ -11,4 +11,9 @@
 void robot_set_detail(char *detail, size_t detail_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The robot_error for a result of the search engine (qs_engine.h):
+ * QS_OK, QS_ERR_CANCELLED, TIMEOUT, NOT_FOUND, NOMEM, THREAD, ARGUMENT,
+ * TABLES; any other is ROBOT_ERR_ARGUMENT. */
+int robot_engine_error(int qs_err);
+
 #endif

@@ -33,14 +33,13 @@
  * ranked by that time, and paths that cannot beat the best are pruned.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
-#include "qs_internal.h"
+#include "qs_engine.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
     N_DIRS = 6,
@@ -76,13 +75,10 @@ typedef struct {
     uint8_t tilt_to[ROBOT_ORIENTATIONS][2];
 } direction;
 
-/* A solution as the search found it: cube-frame moves, the robot moves
- * the search counted for it, and the direction. */
-typedef struct {
-    qs_move moves[QS_MAX_MOVES];
-    uint8_t n, count, dir;
-    int64_t est_us; /* least time: the search's time for it (worker.gv) */
-} candidate;
+/* Candidates (qs_candidate) are kept as the search found them:
+ * cube-frame moves, key: rank_key, tag: the robot moves the search
+ * counted, value: its time estimate (least time, worker.gv), origin: the
+ * direction. */
 
 typedef struct {
     const qs_tables *t;
@@ -92,17 +88,17 @@ typedef struct {
     qs_cube cube;
     direction dir[N_DIRS];
     uint8_t move_axis[QS_MOVE_COUNT];
-    uint64_t start_ns, deadline_ns;
+    uint64_t start_ns;
 
-    pthread_mutex_t lock;
-    int next_len, next_dir, next_start; /* the next job */
+    qs_jobs jobs;         /* numbered: length * starts_per_len + the
+                             start's rank in (direction, start class) */
+    int starts_per_len;
     int deepest_done;
     atomic_int limit;     /* most robot moves a path may still have */
-    search_stop halt;
+    qs_halt halt;
     atomic_int found;
-    int timed_out;
-    candidate *cand;      /* best first by the search's count */
-    int n_cand, pool;     /* candidates held, pool size */
+    qs_pool cand;         /* best first by rank_key; its lock also guards
+                             confirmed, deepest_done and the counts */
     int max_out;
     int confirmed;        /* a plan within max_len has been seen */
     /* Least time (by_time): the search times each path under the profile
@@ -163,19 +159,13 @@ static int axis_of(int m)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (search_stop_poll(&sh->halt))
-        return w->halt = 1;
     /* As in qs_solve: without a length limit the deadline waits for the
      * first solution, so a solvable cube is never left unsolved. */
-    if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
-        (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
-         sh->o->max_len >= 0)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->timed_out = 1;
-        pthread_mutex_unlock(&sh->lock);
-        search_stop_all(&sh->halt);
+    int deadline_applies =
+        atomic_load_explicit(&sh->found, memory_order_relaxed) ||
+        sh->o->max_len >= 0;
+    if (qs_halt_poll(&sh->halt, deadline_applies))
         return w->halt = 1;
-    }
     return 0;
 }
 
@@ -213,9 +203,9 @@ static int plan_candidate(const shared *sh, robot_solution *s)
 
 /* Orders candidates: by the search's robot moves, or (least time) by its
  * time estimate. */
-static int64_t rank_key(const shared *sh, const candidate *c)
+static int64_t rank_key(const shared *sh, int count, int64_t est_us)
 {
-    return sh->by_time ? c->est_us : c->count;
+    return sh->by_time ? est_us : count;
 }
 
 /* Keeps the path (as cube-frame face turns) among the candidates, ranked
@@ -226,7 +216,7 @@ static void record(worker *w, int count, int64_t est_us)
 {
     shared *sh = w->sh;
     const direction *d = w->d;
-    candidate c;
+    qs_candidate c;
     int n = 0;
     qs_move seq[QS_MAX_MOVES];
     for (int i = 0; i < w->n_path; i++)
@@ -236,80 +226,59 @@ static void record(worker *w, int count, int64_t est_us)
         qs_moves_invert(seq, n, c.moves);
     else
         memcpy(c.moves, seq, (size_t)n);
-    c.n = (uint8_t)n;
-    c.count = (uint8_t)count;
-    c.dir = (uint8_t)w->dir;
-    c.est_us = est_us;
+    c.n = (int16_t)n;
+    c.tag = count;
+    c.origin = (int16_t)w->dir;
+    c.value = est_us;
+    c.key = rank_key(sh, count, est_us);
 
-    pthread_mutex_lock(&sh->lock);
     /* The same moves found again (another direction or tilt placement)
      * replace the old entry when the search counts them better. */
-    for (int i = 0; i < sh->n_cand; i++)
-        if (sh->cand[i].n == c.n &&
-            memcmp(sh->cand[i].moves, c.moves, (size_t)c.n) == 0) {
-            if (rank_key(sh, &c) >= rank_key(sh, &sh->cand[i])) {
-                pthread_mutex_unlock(&sh->lock);
-                return;
-            }
-            memmove(&sh->cand[i], &sh->cand[i + 1],
-                    sizeof c * (size_t)(sh->n_cand - i - 1));
-            sh->n_cand--;
-            break;
-        }
-    int pos = sh->n_cand;
-    for (int i = 0; i < sh->n_cand; i++)
-        if (rank_key(sh, &c) < rank_key(sh, &sh->cand[i])) {
-            pos = i;
-            break;
-        }
-    if (pos >= 0 && pos < sh->pool) {
-        int keep = sh->n_cand < sh->pool ? sh->n_cand : sh->pool - 1;
-        memmove(&sh->cand[pos + 1], &sh->cand[pos],
-                sizeof c * (size_t)(keep - pos));
-        sh->cand[pos] = c;
-        if (sh->n_cand < sh->pool)
-            sh->n_cand++;
+    qs_pool *p = &sh->cand;
+    qs_pool_lock(p);
+    int pos = qs_pool_insert(p, &c);
+    if (pos >= 0) {
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
-        atomic_store(&sh->found, sh->n_cand);
+            sh->first_ms = qs_ms_since(sh->start_ns);
+        atomic_store(&sh->found, p->n);
         /* Fewest moves: with `want` candidates, only shorter paths count.
          * Least time: see bound_us. */
         int lim = atomic_load(&sh->limit);
         if (sh->by_time) {
-            int shortest = sh->cand[0].count;
-            for (int i = 1; i < sh->n_cand; i++)
-                if (sh->cand[i].count < shortest)
-                    shortest = sh->cand[i].count;
+            int shortest = p->c[0].tag;
+            for (int i = 1; i < p->n; i++)
+                if (p->c[i].tag < shortest)
+                    shortest = p->c[i].tag;
             /* Paths longer than the shortest candidate are not searched:
              * more robot moves rarely take less time, and the time
              * ranking chooses among those found. */
             if (shortest < lim)
                 lim = shortest;
-            if (sh->n_cand >= sh->max_out)
-                atomic_store(&sh->bound_us, sh->cand[sh->max_out - 1].est_us);
-        } else if (sh->n_cand >= sh->max_out &&
-                   sh->cand[sh->max_out - 1].count - 1 < lim) {
-            lim = sh->cand[sh->max_out - 1].count - 1;
+            if (p->n >= sh->max_out)
+                atomic_store(&sh->bound_us, p->c[sh->max_out - 1].value);
+        } else if (p->n >= sh->max_out &&
+                   p->c[sh->max_out - 1].tag - 1 < lim) {
+            lim = p->c[sh->max_out - 1].tag - 1;
         }
         atomic_store(&sh->limit, lim);
         if (pos == 0 && sh->o->on_improve)
-            sh->o->on_improve(sh->o->improve_ctx, c.count);
-        if (sh->o->max_len >= 0 && c.count <= sh->o->max_len &&
+            sh->o->on_improve(sh->o->improve_ctx, count);
+        if (sh->o->max_len >= 0 && count <= sh->o->max_len &&
             !sh->confirmed) {
             robot_solution *s = malloc(sizeof *s);
             if (s) {
-                memcpy(s->moves, c.moves, sizeof c.moves);
+                memcpy(s->moves, c.moves, (size_t)c.n);
                 s->n = c.n;
                 if (plan_candidate(sh, s) == ROBOT_OK &&
                     s->plan.robot_moves <= sh->o->max_len) {
                     sh->confirmed = 1;
-                    search_stop_all(&sh->halt);
+                    qs_halt_stop(&sh->halt);
                 }
                 free(s);
             }
         }
     }
-    pthread_mutex_unlock(&sh->lock);
+    qs_pool_unlock(p);
 }
 
 /* The stateset after op, with a full regrip first when op is impossible
@@ -518,7 +487,7 @@ static void phase1_end(worker *w, int slice, int corners, int o, int set,
         perm[upos[k]] = (uint8_t)k;
         perm[dpos[k]] = (uint8_t)(4 + k);
     }
-    int udedges = perm_rank(perm, 8);
+    int udedges = qs_perm_rank(perm, 8);
     int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
     if (lb2 > lb)
         lb = lb2;
@@ -734,27 +703,21 @@ static int run_job(worker *w)
     for (;;) {
         if (should_halt(w))
             return 0;
-        pthread_mutex_lock(&sh->lock);
-        int len1 = sh->next_len, dir = sh->next_dir,
-            start = sh->next_start;
-        if (++sh->next_start >= sh->dir[dir].n_starts) {
-            sh->next_start = 0;
-            if (++sh->next_dir == N_DIRS) {
-                sh->next_dir = 0;
-                sh->next_len++;
-            }
-        }
-        pthread_mutex_unlock(&sh->lock);
+        int job = qs_jobs_next_index(&sh->jobs);
+        int len1 = job / sh->starts_per_len, dir = 0,
+            start = job % sh->starts_per_len;
+        while (start >= sh->dir[dir].n_starts)
+            start -= sh->dir[dir++].n_starts;
         if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1)
             return 0;
         const direction *d = &sh->dir[dir];
         const qs_cube *c = &d->cube;
         int o = d->start[start];
         kid root;
-        root.flip = (uint16_t)coord_flip(c);
-        root.twist = (uint16_t)coord_twist(c);
-        root.slice = (uint16_t)coord_edge4(c, 8);
-        root.corners = (uint16_t)coord_corners(c);
+        root.flip = (uint16_t)qs_coord_flip(c);
+        root.twist = (uint16_t)qs_coord_twist(c);
+        root.slice = (uint16_t)qs_coord_edge4(c, 8);
+        root.corners = (uint16_t)qs_coord_corners(c);
         root.o = (uint8_t)o;
         root.set = d->start_set;
         locate(t, &root);
@@ -769,8 +732,8 @@ static int run_job(worker *w)
          * at the end of the execution, in any state. */
         for (int st = 0; st < ROBOT_STATES; st++)
             w->gv[0][st] = st == 0 || d->inverse ? 0 : GV_NONE;
-        w->uedges[0] = (uint16_t)coord_edge4(c, 0);
-        w->dedges[0] = (uint16_t)coord_edge4(c, 4);
+        w->uedges[0] = (uint16_t)qs_coord_edge4(c, 0);
+        w->dedges[0] = (uint16_t)qs_coord_edge4(c, 4);
         w->edges_ok = 0;
         if (len1 == 0)
             phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1,
@@ -780,26 +743,25 @@ static int run_job(worker *w)
         if (w->halt)
             return 0;
         if (dir == N_DIRS - 1) {
-            pthread_mutex_lock(&sh->lock);
+            qs_pool_lock(&sh->cand);
             if (len1 > sh->deepest_done)
                 sh->deepest_done = len1;
-            pthread_mutex_unlock(&sh->lock);
+            qs_pool_unlock(&sh->cand);
         }
     }
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     worker *w = arg;
     while (!w->halt && run_job(w))
         ;
     shared *sh = w->sh;
-    pthread_mutex_lock(&sh->lock);
+    qs_pool_lock(&sh->cand);
     sh->nodes1 += w->nodes1;
     sh->nodes2 += w->nodes2;
     sh->searches2 += w->searches2;
-    pthread_mutex_unlock(&sh->lock);
-    return NULL;
+    qs_pool_unlock(&sh->cand);
 }
 
 /* Plans the candidates that may be best (a plan can beat the search's
@@ -811,18 +773,19 @@ static int plan_all(const shared *sh, robot_solution *out, int want)
     robot_solution *tmp = malloc(sizeof *tmp);
     if (!tmp)
         return 0;
-    for (int i = 0; i < sh->n_cand; i++) {
-        const candidate *c = &sh->cand[i];
+    const qs_pool *p = &sh->cand;
+    for (int i = 0; i < p->n; i++) {
+        const qs_candidate *c = &p->c[i];
         /* Plans cost far more than search nodes (least time most: its
          * plans are Dijkstra searches), so only the likeliest are made:
          * by the search's estimate of time, or by its count of moves. */
         if (sh->by_time ? i >= sh->n_plan
-                        : c->count > sh->cand[0].count + 1 ||
+                        : c->tag > p->c[0].tag + 1 ||
                               i >= want + MAX_EXTRA_PLANS)
             break;
-        memcpy(tmp->moves, c->moves, sizeof c->moves);
+        memcpy(tmp->moves, c->moves, (size_t)c->n);
         tmp->n = c->n;
-        tmp->direction = c->dir;
+        tmp->direction = c->origin;
         if (plan_candidate(sh, tmp) != ROBOT_OK)
             continue;
         int pos = n;
@@ -974,14 +937,12 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     int pool = (o->objective == ROBOT_OBJ_TIME && want < 16 ? 16 : want) +
                SPARE_CANDIDATES;
     shared *sh = calloc(1, sizeof *sh);
-    candidate *cand = calloc((size_t)pool, sizeof *cand);
     worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
-    if (!sh || !cand || !workers || !tid) {
+    if (!sh || !workers || qs_pool_init(&sh->cand, pool) != QS_OK) {
+        if (sh)
+            qs_pool_free(&sh->cand);
         free(sh);
-        free(cand);
         free(workers);
-        free(tid);
         return ROBOT_ERR_NOMEM;
     }
     sh->t = t;
@@ -989,8 +950,6 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     sh->prof = prof;
     sh->o = o;
     sh->cube = *c;
-    sh->cand = cand;
-    sh->pool = pool;
     sh->max_out = want;
     sh->deepest_done = -1;
     sh->by_time = o->objective == ROBOT_OBJ_TIME;
@@ -999,64 +958,53 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     atomic_init(&sh->bound_us, INT64_MAX);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
-    sh->start_ns = monotonic_ns();
+    sh->start_ns = qs_now_ns();
     /* Least time plans its best two candidates with Dijkstra searches
      * after the search (about 0.5 ms each): a tenth of the time is kept
      * for it. */
     uint64_t search_us = (uint64_t)o->time_ms * 1000u;
     if (o->objective == ROBOT_OBJ_TIME)
         search_us -= search_us / 10;
-    sh->deadline_ns = o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0;
+    qs_halt_init(&sh->halt, o->cancel,
+                 o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0);
+    qs_jobs_init(&sh->jobs, 0);
     atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
-    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->found, 0);
-    pthread_mutex_init(&sh->lock, NULL);
 
     qs_cube sym[48], inv;
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     qs_cube_inverse(c, &inv);
-    for (int d = 0; d < N_DIRS; d++)
+    sh->starts_per_len = 0;
+    for (int d = 0; d < N_DIRS; d++) {
         init_direction(sh, d, sym, &inv);
+        sh->starts_per_len += sh->dir[d].n_starts;
+    }
 
-    int started = 0;
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
     }
-    for (int i = 1; i < o->threads; i++) {
-        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
-            break;
-        started = i;
-    }
-    worker_main(&workers[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
-
-    int n = plan_all(sh, out, want);
+    int err = qs_engine_run(o->threads, worker_main, workers,
+                            sizeof *workers, &sh->halt);
+    int n = err == QS_OK ? plan_all(sh, out, want) : 0;
     *n_out = n;
     if (stats) {
         stats->phase1_nodes = sh->nodes1;
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = qs_ms_since(sh->start_ns);
         stats->first_ms = sh->first_ms;
     }
-    int err;
-    if (n > 0)
-        err = ROBOT_OK;
-    else if (sh->n_cand > 0)
+    if (err != QS_OK)
+        err = robot_engine_error(err);
+    else if (n == 0 && sh->cand.n > 0)
         err = ROBOT_ERR_NOT_SOLVED; /* no candidate survived its check */
-    else if (search_was_cancelled(&sh->halt))
-        err = ROBOT_ERR_CANCELLED;
-    else if (sh->timed_out)
-        err = ROBOT_ERR_TIMEOUT;
     else
-        err = ROBOT_ERR_NOT_FOUND;
-    pthread_mutex_destroy(&sh->lock);
+        err = robot_engine_error(qs_halt_result(&sh->halt, n > 0));
+    qs_jobs_free(&sh->jobs);
+    qs_pool_free(&sh->cand);
     free(sh);
-    free(cand);
     free(workers);
-    free(tid);
     return err;
 }

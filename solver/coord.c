@@ -16,7 +16,7 @@ static int binomial(int n, int k)
     return r;
 }
 
-int perm_rank(const uint8_t *p, int n)
+int qs_perm_rank(const uint8_t *p, int n)
 {
     int rank = 0;
     for (int i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ int perm_rank(const uint8_t *p, int n)
     return rank;
 }
 
-void perm_unrank(int rank, uint8_t *p, int n)
+void qs_perm_unrank(int rank, uint8_t *p, int n)
 {
     int digits[12], used = 0;
     for (int i = n - 1; i >= 0; i--) {
@@ -49,7 +49,7 @@ void perm_unrank(int rank, uint8_t *p, int n)
     }
 }
 
-int coord_twist(const qs_cube *c)
+int qs_coord_twist(const qs_cube *c)
 {
     int t = 0;
     for (int i = 0; i < 7; i++)
@@ -57,7 +57,7 @@ int coord_twist(const qs_cube *c)
     return t;
 }
 
-void coord_set_twist(qs_cube *c, int twist)
+void qs_coord_set_twist(qs_cube *c, int twist)
 {
     int sum = 0;
     for (int i = 6; i >= 0; i--) {
@@ -68,7 +68,7 @@ void coord_set_twist(qs_cube *c, int twist)
     c->co[7] = (uint8_t)((3 - sum % 3) % 3);
 }
 
-int coord_flip(const qs_cube *c)
+int qs_coord_flip(const qs_cube *c)
 {
     int f = 0;
     for (int i = 0; i < 11; i++)
@@ -76,7 +76,7 @@ int coord_flip(const qs_cube *c)
     return f;
 }
 
-void coord_set_flip(qs_cube *c, int flip)
+void qs_coord_set_flip(qs_cube *c, int flip)
 {
     int sum = 0;
     for (int i = 10; i >= 0; i--) {
@@ -87,7 +87,7 @@ void coord_set_flip(qs_cube *c, int flip)
     c->eo[11] = (uint8_t)(sum & 1);
 }
 
-int coord_edge4(const qs_cube *c, int first)
+int qs_coord_edge4(const qs_cube *c, int first)
 {
     uint8_t order[4];
     int comb = 0, k = 0;
@@ -98,14 +98,14 @@ int coord_edge4(const qs_cube *c, int first)
             order[k++] = (uint8_t)e;
         }
     }
-    return comb * 24 + perm_rank(order, 4);
+    return comb * 24 + qs_perm_rank(order, 4);
 }
 
-void coord_edge4_positions(int value, uint8_t pos[4])
+void qs_coord_edge4_positions(int value, uint8_t pos[4])
 {
     uint8_t order[4], sorted[4];
     int comb = value / 24;
-    perm_unrank(value % 24, order, 4);
+    qs_perm_unrank(value % 24, order, 4);
     for (int k = 3, p = 11; k >= 0; k--) {
         while (binomial(p, k + 1) > comb)
             p--;
@@ -117,11 +117,11 @@ void coord_edge4_positions(int value, uint8_t pos[4])
         pos[order[k]] = sorted[k];
 }
 
-void coord_set_edge4(qs_cube *c, int first, int value)
+void qs_coord_set_edge4(qs_cube *c, int first, int value)
 {
     uint8_t pos[4];
     int taken = 0;
-    coord_edge4_positions(value, pos);
+    qs_coord_edge4_positions(value, pos);
     for (int k = 0; k < 4; k++) {
         c->ep[pos[k]] = (uint8_t)(first + k);
         taken |= 1 << pos[k];
@@ -136,24 +136,24 @@ void coord_set_edge4(qs_cube *c, int first, int value)
     }
 }
 
-int coord_corners(const qs_cube *c)
+int qs_coord_corners(const qs_cube *c)
 {
-    return perm_rank(c->cp, 8);
+    return qs_perm_rank(c->cp, 8);
 }
 
-void coord_set_corners(qs_cube *c, int corners)
+void qs_coord_set_corners(qs_cube *c, int corners)
 {
-    perm_unrank(corners, c->cp, 8);
+    qs_perm_unrank(corners, c->cp, 8);
 }
 
-int coord_udedges(const qs_cube *c)
+int qs_coord_udedges(const qs_cube *c)
 {
-    return perm_rank(c->ep, 8);
+    return qs_perm_rank(c->ep, 8);
 }
 
-void coord_set_udedges(qs_cube *c, int udedges)
+void qs_coord_set_udedges(qs_cube *c, int udedges)
 {
-    perm_unrank(udedges, c->ep, 8);
+    qs_perm_unrank(udedges, c->ep, 8);
     for (int i = 8; i < 12; i++)
         c->ep[i] = (uint8_t)i;
 }

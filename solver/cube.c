@@ -111,7 +111,7 @@ int qs_cube_is_solved(const qs_cube *c)
     return qs_cube_equal(c, &s);
 }
 
-int perm_parity(const uint8_t *p, int n)
+int qs_perm_parity(const uint8_t *p, int n)
 {
     int parity = 0;
     for (int i = 0; i < n; i++)
@@ -149,14 +149,14 @@ int qs_cube_check(const qs_cube *c)
     }
     if (sum % 2)
         return QS_ERR_FLIP;
-    if (perm_parity(c->cp, 8) != perm_parity(c->ep, 12))
+    if (qs_perm_parity(c->cp, 8) != qs_perm_parity(c->ep, 12))
         return QS_ERR_PARITY;
     return QS_OK;
 }
 
 /* Quarter-turn counts of a move on each face of its axis: single moves
  * touch one face, pairs both. Returns the number of faces touched. */
-int move_decompose(qs_move m, int face[2], int quarters[2])
+int qs_move_decompose(qs_move m, int face[2], int quarters[2])
 {
     if (m < 18) {
         face[0] = m / 3;
@@ -171,9 +171,9 @@ int move_decompose(qs_move m, int face[2], int quarters[2])
     return 2;
 }
 
-void move_cube(qs_move m, qs_cube *out)
+void qs_move_cube(qs_move m, qs_cube *out)
 {
-    int face[2], quarters[2], n = move_decompose(m, face, quarters);
+    int face[2], quarters[2], n = qs_move_decompose(m, face, quarters);
     qs_cube_solved(out);
     for (int k = 0; k < n; k++)
         for (int t = 0; t < quarters[k]; t++) {
@@ -186,7 +186,7 @@ void move_cube(qs_move m, qs_cube *out)
 void qs_cube_apply_move(qs_cube *c, qs_move m)
 {
     qs_cube mc, tmp;
-    move_cube(m, &mc);
+    qs_move_cube(m, &mc);
     qs_cube_multiply(c, &mc, &tmp);
     *c = tmp;
 }
@@ -197,7 +197,7 @@ void qs_cube_apply_moves(qs_cube *c, const qs_move *moves, int n)
         qs_cube_apply_move(c, moves[i]);
 }
 
-void sym_cubes(qs_cube out[48])
+void qs_sym_cubes(qs_cube out[48])
 {
     qs_cube cc, tmp;
     qs_cube_solved(&cc);

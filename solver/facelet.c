@@ -257,8 +257,8 @@ int qs_cube_from_facelets(const char *facelets, qs_cube *c, char *detail,
         return fail(detail, detail_len, err,
                     "corner permutation is %s but edge permutation is %s "
                     "(two pieces are swapped)",
-                    perm_parity(t.cp, 8) ? "odd" : "even",
-                    perm_parity(t.ep, 12) ? "odd" : "even");
+                    qs_perm_parity(t.cp, 8) ? "odd" : "even",
+                    qs_perm_parity(t.ep, 12) ? "odd" : "even");
     default:
         return fail(detail, detail_len, err, "invalid cube");
     }
@@ -328,7 +328,7 @@ void qs_cube_random(qs_cube *c, uint64_t *rng_state)
     random_perm(c->ep, 12, rng_state);
     /* Swapping two fixed edge slots maps odd permutations one-to-one onto
      * even ones, so fixing parity this way keeps the draw uniform. */
-    if (perm_parity(c->cp, 8) != perm_parity(c->ep, 12)) {
+    if (qs_perm_parity(c->cp, 8) != qs_perm_parity(c->ep, 12)) {
         uint8_t t = c->ep[10];
         c->ep[10] = c->ep[11];
         c->ep[11] = t;

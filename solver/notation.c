@@ -164,7 +164,7 @@ int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len)
             out[0] = '\0';
             return QS_ERR_ARGUMENT;
         }
-        if (move_decompose(moves[i], face, quarters) == 1)
+        if (qs_move_decompose(moves[i], face, quarters) == 1)
             len = snprintf(tok, sizeof tok, "%s%c%s", i ? " " : "",
                            face_chars[face[0]], suffix[quarters[0] - 1]);
         else
@@ -190,7 +190,7 @@ int qs_moves_length(const qs_move *moves, int n, qs_metric m)
         int face[2], quarters[2], k, cost = 0;
         if (moves[i] >= QS_MOVE_COUNT)
             return QS_ERR_ARGUMENT;
-        k = move_decompose(moves[i], face, quarters);
+        k = qs_move_decompose(moves[i], face, quarters);
         for (int j = 0; j < k; j++) {
             /* Quarter-turn cost of this face's part: U' is one quarter. */
             int q = quarters[j] == 2 ? 2 : 1;

@@ -27,10 +27,8 @@
  */
 #include "qs_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
     N_AXES = 3,
@@ -74,12 +72,10 @@ typedef struct {
     uint64_t start_ns;
 
     int depth;                /* the total length being searched */
-    job *jobs;
-    int n_jobs, cap_jobs;
-    atomic_int next_job;
-    search_stop halt;
+    qs_jobs jobs;             /* of job */
+    qs_halt halt;
 
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;     /* guards the solutions */
     int found;                /* solutions at the current depth */
     qs_solution *out;
     int max_out, n_out;
@@ -295,7 +291,7 @@ static uint64_t usable(const shared *sh, const oentry *en, int togo,
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (search_stop_poll(&sh->halt))
+    if (qs_halt_poll(&sh->halt, 0))
         return w->halt = 1;
     return 0;
 }
@@ -312,14 +308,14 @@ static void record(worker *w, int n)
     if (!qs_cube_is_solved(&check))
         return; /* cannot happen with consistent tables; never report it */
     pthread_mutex_lock(&sh->lock);
-    if (!search_stopped(&sh->halt) || sh->o->all) {
+    if (!qs_halt_stopped(&sh->halt) || sh->o->all) {
         sh->found++;
         if (sh->n_out < sh->max_out)
             sh->out[sh->n_out++] = s;
         if (sh->o->on_solution)
             sh->o->on_solution(sh->o->solution_ctx, &s);
         if (!sh->o->all)
-            search_stop_all(&sh->halt);
+            qs_halt_stop(&sh->halt);
     }
     pthread_mutex_unlock(&sh->lock);
 }
@@ -496,18 +492,10 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
 {
     const qs_tables *t = sh->t;
     if (depth == PREFIX || togo == 0) {
-        if (sh->n_jobs == sh->cap_jobs) {
-            int cap = sh->cap_jobs ? 2 * sh->cap_jobs : 1024;
-            job *j = realloc(sh->jobs, sizeof *j * (size_t)cap);
-            if (!j)
-                return QS_ERR_NOMEM;
-            sh->jobs = j;
-            sh->cap_jobs = cap;
-        }
-        job *j = &sh->jobs[sh->n_jobs++];
-        memcpy(j->moves, path, (size_t)depth);
-        j->n = depth;
-        return QS_OK;
+        job j;
+        memcpy(j.moves, path, (size_t)depth);
+        j.n = depth;
+        return qs_jobs_add(&sh->jobs, &j);
     }
     uint64_t moves = usable(sh, en, togo, canon);
     while (moves) {
@@ -529,18 +517,16 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
     return QS_OK;
 }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     worker *w = arg;
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     w->halt = 0;
     for (;;) {
-        int i = atomic_fetch_add(&sh->next_job, 1);
-        if (i >= sh->n_jobs || w->halt ||
-            search_stopped(&sh->halt))
+        const job *j = qs_jobs_take(&sh->jobs);
+        if (!j || w->halt || qs_halt_stopped(&sh->halt))
             break;
-        const job *j = &sh->jobs[i];
         onode n = sh->root;
         int togo = sh->depth, canon = 0;
         for (int k = 0; k < j->n; k++) {
@@ -565,24 +551,23 @@ static void *worker_main(void *arg)
         else
             dfs(w, &n, &en, togo, canon, j->n);
     }
-    return NULL;
 }
 
 static void init_frames(shared *sh, const qs_cube *c)
 {
     const qs_tables *t = sh->t;
     qs_cube sym[48], solved;
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     qs_cube_solved(&solved);
-    sh->slice_solved = (uint16_t)coord_edge4(&solved, 8);
+    sh->slice_solved = (uint16_t)qs_coord_edge4(&solved, 8);
     for (int r = 0; r < N_AXES; r++) {
         int s = 16 * r, back = t->sym_inv[s];
         qs_cube tmp, y;
         qs_cube_multiply(&sym[s], c, &tmp);
         qs_cube_multiply(&tmp, &sym[back], &y);
-        sh->root.flip[r] = (uint16_t)coord_flip(&y);
-        sh->root.slice[r] = (uint16_t)coord_edge4(&y, 8);
-        sh->root.twist[r] = (uint16_t)coord_twist(&y);
+        sh->root.flip[r] = (uint16_t)qs_coord_flip(&y);
+        sh->root.slice[r] = (uint16_t)qs_coord_edge4(&y, 8);
+        sh->root.twist[r] = (uint16_t)qs_coord_twist(&y);
         for (int m = 0; m < t->n_moves; m++)
             sh->conj[r][m] = t->move_conj[m][s];
         /* Bit b of a mask in axis r's frame is the cube's move that
@@ -598,31 +583,23 @@ static void init_frames(shared *sh, const qs_cube *c)
                 sh->to_cube[r][k][v] = mask;
             }
     }
-    sh->root.corners = (uint16_t)coord_corners(c);
+    sh->root.corners = (uint16_t)qs_coord_corners(c);
 }
 
-static int run_depth(shared *sh, worker *workers, pthread_t *tid)
+static int run_depth(shared *sh, worker *workers)
 {
     const qs_optimal_options *o = sh->o;
     qs_move path[PREFIX];
     oentry en;
     lookup(sh->t, &sh->root, &en);
-    sh->n_jobs = 0;
+    qs_jobs_clear(&sh->jobs);
     int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, path, 0);
     if (err)
         return err;
-    atomic_store(&sh->next_job, 0);
-    int started = 0;
-    for (int i = 1; i < o->threads; i++) {
-        if (pthread_create(&tid[i], NULL, worker_main, &workers[i]) != 0)
-            break;
-        started = i;
-    }
-    if (o->threads > 1 && started == 0)
-        return QS_ERR_THREAD;
-    worker_main(&workers[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
+    err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
+                        &sh->halt);
+    if (err)
+        return err;
     for (int i = 0; i < o->threads; i++) {
         sh->nodes += workers[i].nodes;
         workers[i].nodes = 0;
@@ -651,11 +628,9 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
 
     shared *sh = calloc(1, sizeof *sh);
     worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
-    if (!sh || !workers || !tid) {
+    if (!sh || !workers) {
         free(sh);
         free(workers);
-        free(tid);
         return QS_ERR_NOMEM;
     }
     sh->t = t;
@@ -663,10 +638,10 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->cube = *c;
     sh->out = out;
     sh->max_out = max_out;
-    sh->start_ns = monotonic_ns();
+    sh->start_ns = qs_now_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    search_stop_init(&sh->halt, o->cancel);
-    atomic_init(&sh->next_job, 0);
+    qs_halt_init(&sh->halt, o->cancel, 0);
+    qs_jobs_init(&sh->jobs, sizeof(job));
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
@@ -690,24 +665,24 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     /* In QTM every quarter turn is an odd corner permutation and a half
      * turn an even one, so every solution has the corners' parity. */
     int step = t->parity_step;
-    if (step == 2 && (depth & 1) != perm_parity(c->cp, 8))
+    if (step == 2 && (depth & 1) != qs_perm_parity(c->cp, 8))
         depth++;
     int limit = o->max_len >= 0 ? o->max_len : QS_MAX_MOVES;
     err = QS_ERR_NOT_FOUND;
     for (; depth <= limit; depth += step) {
         sh->depth = depth;
-        int rc = run_depth(sh, workers, tid);
+        int rc = run_depth(sh, workers);
         if (rc) {
             err = rc;
             break;
         }
-        if (search_was_cancelled(&sh->halt)) {
+        if (qs_halt_was_cancelled(&sh->halt)) {
             err = QS_ERR_CANCELLED;
             break;
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        (double)(monotonic_ns() - sh->start_ns) / 1e6);
+                        qs_ms_since(sh->start_ns));
         if (sh->found) {
             err = QS_OK;
             break;
@@ -719,13 +694,12 @@ done:
     if (stats) {
         stats->phase1_nodes = sh->nodes;
         stats->phase1_depth = proven;
-        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = qs_ms_since(sh->start_ns);
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);
-    free(sh->jobs);
+    qs_jobs_free(&sh->jobs);
     free(sh);
     free(workers);
-    free(tid);
     return err;
 }

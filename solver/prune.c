@@ -870,7 +870,7 @@ static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
 
     qs_cube solved;
     qs_cube_solved(&solved);
-    int ss = coord_edge4(&solved, 8);
+    int ss = qs_coord_edge4(&solved, 8);
     uint32_t packed = t->fs_packed[ss / 24 * N_FLIP];
     int s = (int)(packed & 15);
     uint64_t goal = (uint64_t)(packed >> 4) * N_SLICE2 +
@@ -990,7 +990,7 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
     qs_tables *t = malloc(sizeof *t);
     if (!t)
         return QS_ERR_NOMEM;
-    int err = tables_init_base(t, m);
+    int err = qs_tables_init_base(t, m);
     if (!err) {
         bfs_job job;
         memset(&job, 0, sizeof job);
@@ -1014,7 +1014,7 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         if (!err && progress)
             progress(progress_ctx, 1.0);
     }
-    tables_free_base(t);
+    qs_tables_free_base(t);
     free(t);
     return err;
 }

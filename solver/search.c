@@ -12,10 +12,8 @@
  */
 #include "qs_internal.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum {
     N_DIRS = 6,
@@ -33,18 +31,15 @@ typedef struct {
     const qs_options *o;
     qs_cube cube;
     qs_cube dir_cube[N_DIRS];
-    int max_out;
-    uint64_t start_ns, deadline_ns; /* deadline 0: none */
+    uint64_t start_ns;
 
-    pthread_mutex_t lock;
-    int next_len, next_dir;   /* the next job */
+    qs_jobs jobs;             /* numbered: length * N_DIRS + direction */
+    qs_pool best;             /* the best solutions, key: length; its lock also
+                                 guards deepest_done and the counts */
     int deepest_done;
     atomic_int limit;         /* longest solution still worth finding */
-    search_stop halt;
+    qs_halt halt;
     atomic_int found;         /* solutions recorded so far */
-    int timed_out;
-    qs_solution *best;        /* max_out slots, shortest first */
-    int n_best;
     double first_ms;
     uint64_t nodes1, nodes2, searches2;
 } shared;
@@ -99,24 +94,17 @@ void qs_options_default(qs_options *o)
     o->solutions = 1;
 }
 
-/* Polled every CHECK_EVERY nodes: the shared stop flag, the caller's
- * cancel flag and the clock. */
+/* Polled every CHECK_EVERY nodes. Without a length limit the time limit
+ * never leaves a cube unsolved: past it, the search goes on until its
+ * first solution. */
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (search_stop_poll(&sh->halt))
+    int deadline_applies =
+        atomic_load_explicit(&sh->found, memory_order_relaxed) ||
+        sh->o->max_len >= 0;
+    if (qs_halt_poll(&sh->halt, deadline_applies))
         return w->halt = 1;
-    /* Without a length limit the time limit never leaves a cube unsolved:
-     * past it, the search goes on until its first solution. */
-    if (sh->deadline_ns && monotonic_ns() >= sh->deadline_ns &&
-        (atomic_load_explicit(&sh->found, memory_order_relaxed) ||
-         sh->o->max_len >= 0)) {
-        pthread_mutex_lock(&sh->lock);
-        sh->timed_out = 1;
-        pthread_mutex_unlock(&sh->lock);
-        search_stop_all(&sh->halt);
-        return w->halt = 1;
-    }
     return 0;
 }
 
@@ -126,7 +114,7 @@ static void record(worker *w)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
-    qs_solution s;
+    qs_candidate s;
     int rot = w->dir % 3, inverse = w->dir >= 3;
     int back = t->sym_inv[16 * rot];
     qs_move seq[QS_MAX_MOVES];
@@ -140,48 +128,36 @@ static void record(worker *w)
     else
         memcpy(s.moves, seq, (size_t)n);
     s.n = n;
-    s.length = qs_moves_length(s.moves, n, t->metric);
+    s.key = qs_moves_length(s.moves, n, t->metric);
+    s.value = 0;
+    s.tag = 0;
 
     qs_cube check = sh->cube;
     qs_cube_apply_moves(&check, s.moves, n);
     if (!qs_cube_is_solved(&check))
         return; /* cannot happen with consistent tables; never report it */
 
-    pthread_mutex_lock(&sh->lock);
-    int pos = sh->n_best;
-    for (int i = 0; i < sh->n_best; i++) {
-        if (sh->best[i].n == s.n &&
-            memcmp(sh->best[i].moves, s.moves, (size_t)s.n) == 0) {
-            pos = -1;
-            break;
-        }
-        if (pos == sh->n_best && s.length < sh->best[i].length)
-            pos = i;
-    }
-    if (pos >= 0 && pos < sh->max_out) {
-        int keep = sh->n_best < sh->max_out ? sh->n_best : sh->max_out - 1;
-        memmove(&sh->best[pos + 1], &sh->best[pos],
-                sizeof s * (size_t)(keep - pos));
-        sh->best[pos] = s;
-        if (sh->n_best < sh->max_out)
-            sh->n_best++;
+    qs_pool *p = &sh->best;
+    qs_pool_lock(p);
+    int pos = qs_pool_insert(p, &s);
+    if (pos >= 0) {
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
-        atomic_store(&sh->found, sh->n_best);
-        if (sh->n_best == sh->max_out) {
-            int worst = sh->best[sh->n_best - 1].length;
+            sh->first_ms = qs_ms_since(sh->start_ns);
+        atomic_store(&sh->found, p->n);
+        if (p->n == p->cap) {
+            int worst = (int)p->c[p->n - 1].key;
             /* In QTM all solutions of a cube have one parity, so the next
              * useful one is two shorter. */
             int next = worst - t->parity_step;
             if (next < atomic_load(&sh->limit))
                 atomic_store(&sh->limit, next);
             if (sh->o->max_len >= 0 && worst <= sh->o->max_len)
-                search_stop_all(&sh->halt);
+                qs_halt_stop(&sh->halt);
         }
         if (pos == 0 && sh->o->on_improve)
-            sh->o->on_improve(sh->o->improve_ctx, s.length);
+            sh->o->on_improve(sh->o->improve_ctx, (int)s.key);
     }
-    pthread_mutex_unlock(&sh->lock);
+    qs_pool_unlock(p);
 }
 
 static int phase2(worker *w, int corners, int udedges, int slice2, int togo,
@@ -240,7 +216,7 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
         perm[upos[k]] = (uint8_t)k;
         perm[dpos[k]] = (uint8_t)(4 + k);
     }
-    int udedges = perm_rank(perm, 8);
+    int udedges = qs_perm_rank(perm, 8);
     int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
     if (lb2 > lb)
         lb = lb2;
@@ -431,19 +407,14 @@ static int start_job(worker *w)
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     for (;;) {
-        pthread_mutex_lock(&sh->lock);
-        int len1 = sh->next_len, dir = sh->next_dir;
-        if (++sh->next_dir == N_DIRS) {
-            sh->next_dir = 0;
-            sh->next_len++;
-        }
-        pthread_mutex_unlock(&sh->lock);
+        int job = qs_jobs_next_index(&sh->jobs);
+        int len1 = job / N_DIRS, dir = job % N_DIRS;
         /* A phase-1 path as long as the limit leaves no room to improve. */
         if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1_LEN)
             return 0;
         const qs_cube *c = &sh->dir_cube[dir];
-        int flip = coord_flip(c), twist = coord_twist(c);
-        int slice = coord_edge4(c, 8);
+        int flip = qs_coord_flip(c), twist = qs_coord_twist(c);
+        int slice = qs_coord_edge4(c, 8);
         int fs = slice / 24 * N_FLIP + flip, s = t->fs_sym[fs];
         uint64_t e = phase1_entry(t, (uint64_t)t->fs_class[fs] * N_TWIST +
                                          t->twist_conj[twist][s]);
@@ -451,10 +422,10 @@ static int start_job(worker *w)
             continue;
         w->dir = dir;
         w->len1 = len1;
-        w->uedges[0] = (uint16_t)coord_edge4(c, 0);
-        w->dedges[0] = (uint16_t)coord_edge4(c, 4);
+        w->uedges[0] = (uint16_t)qs_coord_edge4(c, 0);
+        w->dedges[0] = (uint16_t)qs_coord_edge4(c, 4);
         w->edges_ok = 0;
-        int corners = coord_corners(c);
+        int corners = qs_coord_corners(c);
         if (len1 == 0) {
             phase1_end(w, slice, corners, 0);
             if (w->halt)
@@ -470,12 +441,12 @@ static int start_job(worker *w)
 
 /* One search thread: it steps its lanes in turn, so that while one lane
  * waits for its table reads the others compute. */
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     worker *lanes = arg;
     shared *sh = lanes[0].sh;
     int busy = 1;
-    while (busy && !search_stopped(&sh->halt)) {
+    while (busy && !qs_halt_stopped(&sh->halt)) {
         busy = 0;
         for (int i = 0; i < LANES; i++) {
             worker *w = &lanes[i];
@@ -487,21 +458,20 @@ static void *worker_main(void *arg)
             }
             busy = 1;
             if (!step(w) && !w->halt && w->dir == N_DIRS - 1) {
-                pthread_mutex_lock(&sh->lock);
+                qs_pool_lock(&sh->best);
                 if (w->len1 > sh->deepest_done)
                     sh->deepest_done = w->len1;
-                pthread_mutex_unlock(&sh->lock);
+                qs_pool_unlock(&sh->best);
             }
         }
     }
-    pthread_mutex_lock(&sh->lock);
+    qs_pool_lock(&sh->best);
     for (int i = 0; i < LANES; i++) {
         sh->nodes1 += lanes[i].nodes1;
         sh->nodes2 += lanes[i].nodes2;
         sh->searches2 += lanes[i].searches2;
     }
-    pthread_mutex_unlock(&sh->lock);
-    return NULL;
+    qs_pool_unlock(&sh->best);
 }
 
 int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
@@ -532,33 +502,33 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     size_t pool = (size_t)(MAX_P1_LEN + 1) * t->n_moves * t->n_moves;
     worker *workers = calloc(n_lanes, sizeof *workers);
     child *pools = malloc(n_lanes * pool * sizeof *pools);
-    pthread_t *tid = calloc((size_t)o->threads, sizeof *tid);
-    if (!sh || !workers || !pools || !tid) {
+    int want = o->solutions < max_out ? o->solutions : max_out;
+    if (!sh || !workers || !pools || qs_pool_init(&sh->best, want) != QS_OK) {
+        if (sh)
+            qs_pool_free(&sh->best);
         free(sh);
         free(workers);
         free(pools);
-        free(tid);
         return QS_ERR_NOMEM;
     }
     sh->t = t;
     sh->o = o;
     sh->cube = *c;
-    sh->best = out;
-    sh->max_out = o->solutions < max_out ? o->solutions : max_out;
     sh->deepest_done = -1;
-    sh->start_ns = monotonic_ns();
-    sh->deadline_ns =
-        o->time_ms > 0 ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull : 0;
+    sh->start_ns = qs_now_ns();
+    qs_halt_init(&sh->halt, o->cancel,
+                 o->time_ms > 0
+                     ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull
+                     : 0);
+    qs_jobs_init(&sh->jobs, 0);
     atomic_init(&sh->limit,
                 o->max_len >= 0 ? o->max_len : default_limit[t->metric]);
-    search_stop_init(&sh->halt, o->cancel);
     atomic_init(&sh->found, 0);
-    pthread_mutex_init(&sh->lock, NULL);
 
     /* Direction r solves S c S^-1 with S the r-th rotation about the URF
      * corner, directions 3..5 the same for the inverse cube. */
     qs_cube sym[48], inv;
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     qs_cube_inverse(c, &inv);
     for (int d = 0; d < N_DIRS; d++) {
         int s = 16 * (d % 3);
@@ -567,44 +537,36 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         qs_cube_multiply(&tmp, &sym[t->sym_inv[s]], &sh->dir_cube[d]);
     }
 
-    int started = 0;
     for (size_t i = 0; i < n_lanes; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
         workers[i].top = -1;
         workers[i].pool = pools + i * pool;
     }
-    for (int i = 1; i < o->threads; i++) {
-        if (pthread_create(&tid[i], NULL, worker_main,
-                           &workers[(size_t)i * LANES]) != 0)
-            break;
-        started = i;
-    }
-    worker_main(&workers[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
+    err = qs_engine_run(o->threads, worker_main, workers,
+                        LANES * sizeof *workers, &sh->halt);
 
-    *n_out = sh->n_best;
+    int n = err == QS_OK ? sh->best.n : 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(out[i].moves, sh->best.c[i].moves, (size_t)sh->best.c[i].n);
+        out[i].n = sh->best.c[i].n;
+        out[i].length = (int)sh->best.c[i].key;
+    }
+    *n_out = n;
     if (stats) {
         stats->phase1_nodes = sh->nodes1;
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = (double)(monotonic_ns() - sh->start_ns) / 1e6;
+        stats->elapsed_ms = qs_ms_since(sh->start_ns);
         stats->first_ms = sh->first_ms;
     }
-    if (sh->n_best > 0)
-        err = QS_OK;
-    else if (search_was_cancelled(&sh->halt))
-        err = QS_ERR_CANCELLED;
-    else if (sh->timed_out)
-        err = QS_ERR_TIMEOUT;
-    else
-        err = QS_ERR_NOT_FOUND;
-    pthread_mutex_destroy(&sh->lock);
+    if (err == QS_OK)
+        err = qs_halt_result(&sh->halt, n > 0);
+    qs_jobs_free(&sh->jobs);
+    qs_pool_free(&sh->best);
     free(sh);
     free(workers);
     free(pools);
-    free(tid);
     return err;
 }

@@ -56,7 +56,7 @@ static int axis_of(qs_move m)
 
 static int in_phase2_group(qs_move m)
 {
-    int face[2], q[2], n = move_decompose(m, face, q);
+    int face[2], q[2], n = qs_move_decompose(m, face, q);
     for (int k = 0; k < n; k++)
         if (face[k] % 3 != 0 && q[k] != 2)
             return 0;
@@ -78,8 +78,8 @@ static void init_moves(qs_tables *t, qs_metric metric)
     memset(t->corner_parity, 0, sizeof t->corner_parity);
     for (int x = 0; x < N_PERM8; x++) {
         uint8_t p[8];
-        perm_unrank(x, p, 8);
-        if (perm_parity(p, 8))
+        qs_perm_unrank(x, p, 8);
+        if (qs_perm_parity(p, 8))
             t->corner_parity[x >> 3] |= (uint8_t)(1u << (x & 7));
     }
     t->n_p2 = 0;
@@ -132,7 +132,7 @@ static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
 {
     qs_cube quarter[6];
     for (int f = 0; f < 6; f++)
-        move_cube((qs_move)(3 * f), &quarter[f]);
+        qs_move_cube((qs_move)(3 * f), &quarter[f]);
     for (int x = 0; x < n; x++) {
         qs_cube c, d;
         qs_cube_solved(&c);
@@ -159,14 +159,14 @@ static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
         }
 }
 
-static int get_twist(const qs_cube *c, int arg) { (void)arg; return coord_twist(c); }
-static void set_twist(qs_cube *c, int arg, int v) { (void)arg; coord_set_twist(c, v); }
-static int get_flip(const qs_cube *c, int arg) { (void)arg; return coord_flip(c); }
-static void set_flip(qs_cube *c, int arg, int v) { (void)arg; coord_set_flip(c, v); }
-static int get_edge4(const qs_cube *c, int first) { return coord_edge4(c, first); }
-static void set_edge4(qs_cube *c, int first, int v) { coord_set_edge4(c, first, v); }
-static int get_corners(const qs_cube *c, int arg) { (void)arg; return coord_corners(c); }
-static void set_corners(qs_cube *c, int arg, int v) { (void)arg; coord_set_corners(c, v); }
+static int get_twist(const qs_cube *c, int arg) { (void)arg; return qs_coord_twist(c); }
+static void set_twist(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_twist(c, v); }
+static int get_flip(const qs_cube *c, int arg) { (void)arg; return qs_coord_flip(c); }
+static void set_flip(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_flip(c, v); }
+static int get_edge4(const qs_cube *c, int first) { return qs_coord_edge4(c, first); }
+static void set_edge4(qs_cube *c, int first, int v) { qs_coord_set_edge4(c, first, v); }
+static int get_corners(const qs_cube *c, int arg) { (void)arg; return qs_coord_corners(c); }
+static void set_corners(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_corners(c, v); }
 
 static int init_move_tables(qs_tables *t)
 {
@@ -196,20 +196,20 @@ static int init_move_tables(qs_tables *t)
      * phase-2 move to a cube. */
     for (int k = 0; k < t->n_p2; k++) {
         qs_cube mc;
-        move_cube(t->p2_move[k], &mc);
+        qs_move_cube(t->p2_move[k], &mc);
         for (int x = 0; x < N_PERM8; x++) {
             qs_cube c, d;
             qs_cube_solved(&c);
-            coord_set_udedges(&c, x);
+            qs_coord_set_udedges(&c, x);
             qs_cube_multiply(&c, &mc, &d);
-            t->udedges_move[x][k] = (uint16_t)coord_udedges(&d);
+            t->udedges_move[x][k] = (uint16_t)qs_coord_udedges(&d);
         }
     }
     t->edge4_pos = carve(t, sizeof *t->edge4_pos * N_EDGE4);
     if (!t->edge4_pos)
         return QS_ERR_NOMEM;
     for (int x = 0; x < N_EDGE4; x++)
-        coord_edge4_positions(x, t->edge4_pos[x]);
+        qs_coord_edge4_positions(x, t->edge4_pos[x]);
     for (int s2 = 0; s2 < N_SLICE2; s2++)
         for (int m = 0; m < QS_MOVE_COUNT; m++) {
             int v = m < t->n_moves
@@ -224,7 +224,7 @@ static int init_move_tables(qs_tables *t)
 static int init_symmetries(qs_tables *t, qs_cube sym[48])
 {
     qs_cube moves[QS_MOVE_COUNT];
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     for (int s = 0; s < 48; s++)
         for (int r = 0; r < 48; r++) {
             qs_cube p;
@@ -233,7 +233,7 @@ static int init_symmetries(qs_tables *t, qs_cube sym[48])
                 t->sym_inv[s] = (uint8_t)r;
         }
     for (int m = 0; m < QS_MOVE_COUNT; m++)
-        move_cube((qs_move)m, &moves[m]);
+        qs_move_cube((qs_move)m, &moves[m]);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         for (int s = 0; s < 48; s++) {
             qs_cube c;
@@ -289,17 +289,17 @@ static int classify(const qs_tables *t, const qs_cube sym[48], int n_raw,
 
 static void set_flipslice(qs_cube *c, int fs)
 {
-    coord_set_edge4(c, 8, fs / N_FLIP * 24);
-    coord_set_flip(c, fs % N_FLIP);
+    qs_coord_set_edge4(c, 8, fs / N_FLIP * 24);
+    qs_coord_set_flip(c, fs % N_FLIP);
 }
 
 static int get_flipslice(const qs_cube *c)
 {
-    return coord_edge4(c, 8) / 24 * N_FLIP + coord_flip(c);
+    return qs_coord_edge4(c, 8) / 24 * N_FLIP + qs_coord_flip(c);
 }
 
-static void set_corner_perm(qs_cube *c, int x) { coord_set_corners(c, x); }
-static int get_corner_perm(const qs_cube *c) { return coord_corners(c); }
+static void set_corner_perm(qs_cube *c, int x) { qs_coord_set_corners(c, x); }
+static int get_corner_perm(const qs_cube *c) { return qs_coord_corners(c); }
 
 static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 {
@@ -337,28 +337,28 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
     for (int x = 0; x < N_TWIST; x++) {
         qs_cube c, d;
         qs_cube_solved(&c);
-        coord_set_twist(&c, x);
+        qs_coord_set_twist(&c, x);
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->twist_conj[x][s] = (uint16_t)coord_twist(&d);
+            t->twist_conj[x][s] = (uint16_t)qs_coord_twist(&d);
         }
     }
     for (int x = 0; x < N_PERM8; x++) {
         qs_cube c, d;
         qs_cube_solved(&c);
-        coord_set_udedges(&c, x);
+        qs_coord_set_udedges(&c, x);
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->udedges_conj[x][s] = (uint16_t)coord_udedges(&d);
+            t->udedges_conj[x][s] = (uint16_t)qs_coord_udedges(&d);
         }
     }
     for (int x = 0; x < N_EDGE4; x++) {
         qs_cube c, d;
         qs_cube_solved(&c);
-        coord_set_edge4(&c, 8, x);
+        qs_coord_set_edge4(&c, 8, x);
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->slice_conj[x][s] = (uint16_t)coord_edge4(&d, 8);
+            t->slice_conj[x][s] = (uint16_t)qs_coord_edge4(&d, 8);
         }
     }
     /* Bit b of a representative's mask is about move b of the
@@ -449,7 +449,7 @@ static int init_robot_group_remap(qs_tables *t)
     return QS_OK;
 }
 
-int tables_init_base(qs_tables *t, qs_metric metric)
+int qs_tables_init_base(qs_tables *t, qs_metric metric)
 {
     qs_cube sym[48];
     memset(t, 0, sizeof *t);
@@ -478,7 +478,7 @@ int tables_init_base(qs_tables *t, qs_metric metric)
     return err;
 }
 
-void tables_free_base(qs_tables *t)
+void qs_tables_free_base(qs_tables *t)
 {
     if (t->arena)
         munmap(t->arena, ARENA_BYTES + HUGE_PAGE);
@@ -492,9 +492,9 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
     qs_tables *t = malloc(sizeof *t);
     if (!t)
         return QS_ERR_NOMEM;
-    int err = tables_init_base(t, m);
+    int err = qs_tables_init_base(t, m);
     if (err) {
-        tables_free_base(t);
+        qs_tables_free_base(t);
         free(t);
         return err;
     }
@@ -518,7 +518,7 @@ void qs_tables_free(qs_tables *t)
 {
     if (!t)
         return;
-    tables_free_base(t);
+    qs_tables_free_base(t);
     free(t);
 }
 

@@ -15,13 +15,13 @@ static int setup(void **state)
 {
     (void)state;
     base = calloc(1, sizeof *base);
-    return base == NULL || tables_init_base(base, QS_METRIC_AXHT) != QS_OK;
+    return base == NULL || qs_tables_init_base(base, QS_METRIC_AXHT) != QS_OK;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    tables_free_base(base);
+    qs_tables_free_base(base);
     free(base);
     return 0;
 }
@@ -40,35 +40,35 @@ static void test_round_trips(void **state)
     qs_cube c;
     for (int x = 0; x < N_TWIST; x++) {
         qs_cube_solved(&c);
-        coord_set_twist(&c, x);
-        assert_int_equal(coord_twist(&c), x);
+        qs_coord_set_twist(&c, x);
+        assert_int_equal(qs_coord_twist(&c), x);
         assert_int_equal(qs_cube_check(&c), QS_OK);
     }
     for (int x = 0; x < N_FLIP; x++) {
         qs_cube_solved(&c);
-        coord_set_flip(&c, x);
-        assert_int_equal(coord_flip(&c), x);
+        qs_coord_set_flip(&c, x);
+        assert_int_equal(qs_coord_flip(&c), x);
         assert_int_equal(qs_cube_check(&c), QS_OK);
     }
     static const int first[3] = {8, 0, 4};
     for (int k = 0; k < 3; k++)
         for (int x = 0; x < N_EDGE4; x++) {
             qs_cube_solved(&c);
-            coord_set_edge4(&c, first[k], x);
-            assert_int_equal(coord_edge4(&c, first[k]), x);
+            qs_coord_set_edge4(&c, first[k], x);
+            assert_int_equal(qs_coord_edge4(&c, first[k]), x);
         }
     for (int x = 0; x < N_PERM8; x++) {
         qs_cube_solved(&c);
-        coord_set_corners(&c, x);
-        assert_int_equal(coord_corners(&c), x);
-        coord_set_udedges(&c, x);
-        assert_int_equal(coord_udedges(&c), x);
+        qs_coord_set_corners(&c, x);
+        assert_int_equal(qs_coord_corners(&c), x);
+        qs_coord_set_udedges(&c, x);
+        assert_int_equal(qs_coord_udedges(&c), x);
     }
     /* The solved cube has the coordinates the search treats as goals. */
     qs_cube_solved(&c);
-    assert_int_equal(coord_edge4(&c, 8), SLICE_SOLVED * 24);
-    assert_int_equal(coord_corners(&c), 0);
-    assert_int_equal(coord_udedges(&c), 0);
+    assert_int_equal(qs_coord_edge4(&c, 8), SLICE_SOLVED * 24);
+    assert_int_equal(qs_coord_corners(&c), 0);
+    assert_int_equal(qs_coord_udedges(&c), 0);
 }
 
 static void test_move_tables_match_cubies(void **state)
@@ -82,18 +82,18 @@ static void test_move_tables_match_cubies(void **state)
         for (int m = 0; m < t->n_moves; m++) {
             qs_cube d = c;
             qs_cube_apply_move(&d, (qs_move)m);
-            assert_int_equal(move_row(t, t->twist_move, coord_twist(&c))[m],
-                             coord_twist(&d));
-            assert_int_equal(move_row(t, t->flip_move, coord_flip(&c))[m],
-                             coord_flip(&d));
-            assert_int_equal(move_row(t, t->edge4_move[0], coord_edge4(&c, 8))[m],
-                             coord_edge4(&d, 8));
-            assert_int_equal(move_row(t, t->edge4_move[1], coord_edge4(&c, 0))[m],
-                             coord_edge4(&d, 0));
-            assert_int_equal(move_row(t, t->edge4_move[2], coord_edge4(&c, 4))[m],
-                             coord_edge4(&d, 4));
-            assert_int_equal(move_row(t, t->corners_move, coord_corners(&c))[m],
-                             coord_corners(&d));
+            assert_int_equal(move_row(t, t->twist_move, qs_coord_twist(&c))[m],
+                             qs_coord_twist(&d));
+            assert_int_equal(move_row(t, t->flip_move, qs_coord_flip(&c))[m],
+                             qs_coord_flip(&d));
+            assert_int_equal(move_row(t, t->edge4_move[0], qs_coord_edge4(&c, 8))[m],
+                             qs_coord_edge4(&d, 8));
+            assert_int_equal(move_row(t, t->edge4_move[1], qs_coord_edge4(&c, 0))[m],
+                             qs_coord_edge4(&d, 0));
+            assert_int_equal(move_row(t, t->edge4_move[2], qs_coord_edge4(&c, 4))[m],
+                             qs_coord_edge4(&d, 4));
+            assert_int_equal(move_row(t, t->corners_move, qs_coord_corners(&c))[m],
+                             qs_coord_corners(&d));
         }
     }
     /* U/D-edge moves exist only inside the phase-2 group. */
@@ -107,8 +107,8 @@ static void test_move_tables_match_cubies(void **state)
         for (int k = 0; k < t->n_p2; k++) {
             qs_cube d = c;
             qs_cube_apply_move(&d, t->p2_move[k]);
-            assert_int_equal(t->udedges_move[coord_udedges(&c)][k],
-                             coord_udedges(&d));
+            assert_int_equal(t->udedges_move[qs_coord_udedges(&c)][k],
+                             qs_coord_udedges(&d));
         }
     }
 }
@@ -118,7 +118,7 @@ static void test_symmetries(void **state)
     (void)state;
     const qs_tables *t = base;
     qs_cube sym[48];
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     for (int s = 0; s < 48; s++) {
         qs_cube p;
         qs_cube_multiply(&sym[s], &sym[t->sym_inv[s]], &p);
@@ -151,34 +151,34 @@ static void test_symmetry_classes(void **state)
     (void)state;
     const qs_tables *t = base;
     qs_cube sym[48];
-    sym_cubes(sym);
+    qs_sym_cubes(sym);
     uint64_t rng = 7;
     for (int i = 0; i < 20000; i++) {
         qs_cube c, d;
         qs_cube_random(&c, &rng);
-        int fs = coord_edge4(&c, 8) / 24 * N_FLIP + coord_flip(&c);
+        int fs = qs_coord_edge4(&c, 8) / 24 * N_FLIP + qs_coord_flip(&c);
         int s = t->fs_sym[fs];
         conjugate(sym, t, s, &c, &d);
         /* S c S^-1 has the representative's flip and slice, and its twist
          * is what twist_conj predicts. */
-        assert_int_equal(coord_edge4(&d, 8) / 24 * N_FLIP + coord_flip(&d),
+        assert_int_equal(qs_coord_edge4(&d, 8) / 24 * N_FLIP + qs_coord_flip(&d),
                          (int)t->fs_rep[t->fs_class[fs]]);
-        assert_int_equal(coord_twist(&d), t->twist_conj[coord_twist(&c)][s]);
+        assert_int_equal(qs_coord_twist(&d), t->twist_conj[qs_coord_twist(&c)][s]);
         assert_int_equal(t->fs_packed[fs], (uint32_t)t->fs_class[fs] << 4 | s);
 
-        int corners = coord_corners(&c);
+        int corners = qs_coord_corners(&c);
         s = t->corner_sym[corners];
         conjugate(sym, t, s, &c, &d);
-        assert_int_equal(coord_corners(&d),
+        assert_int_equal(qs_coord_corners(&d),
                          t->corner_rep[t->corner_class[corners]]);
     }
     for (int x = 0; x < N_PERM8; x += 7) {
         qs_cube c, d;
         qs_cube_solved(&c);
-        coord_set_udedges(&c, x);
+        qs_coord_set_udedges(&c, x);
         for (int s = 0; s < N_SYM; s++) {
             conjugate(sym, t, s, &c, &d);
-            assert_int_equal(coord_udedges(&d), t->udedges_conj[x][s]);
+            assert_int_equal(qs_coord_udedges(&d), t->udedges_conj[x][s]);
         }
     }
 }

@@ -1,0 +1,462 @@
+/*
+ * qs_engine.h - the search engine every search of the project runs on: the
+ * two-phase searches (qs_solve, robot_solve) and the optimal ones
+ * (qs_solve_optimal, robot_solve_optimal) are its clients and hold only
+ * what is specific to them (their nodes, bounds and move rules).
+ *
+ * The engine owns the mechanisms they share, written once here:
+ * - the clock and the stop state: a caller's cancel flag, a deadline, a
+ *   stop raised by any thread, and why the search ended (qs_halt);
+ * - the split of one search over threads (qs_engine_run) and over jobs,
+ *   listed up front or numbered and decoded by the client (qs_jobs);
+ * - the pool of the best candidates found so far, ranked by a key and
+ *   free of duplicates (qs_pool);
+ * - the coordinates of a cube in the two-phase frame, their move tables,
+ *   symmetry reduction, and the layout of every pruning table with the
+ *   accessors that read an entry (struct qs_tables below).
+ *
+ * This is a public header of libqs_solver for the project's own searches
+ * (the robot library includes it); applications use quadsolve.h. The
+ * names it adds to the link are all prefixed qs_; the constants (N_*) and
+ * the inline accessors are compile-time only.
+ */
+#ifndef QS_ENGINE_H
+#define QS_ENGINE_H
+
+#include "quadsolve.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <time.h>
+
+/* ------------------------------------------------------ clock and stop */
+
+/* Monotonic time in nanoseconds: time limits, deadlines and progress. */
+static inline uint64_t qs_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Milliseconds since start_ns. */
+static inline double qs_ms_since(uint64_t start_ns)
+{
+    return (double)(qs_now_ns() - start_ns) / 1e6;
+}
+
+/* The stop state a search's threads share. `stop` ends every thread,
+ * whatever the reason (enough found, a limit reached, the caller's cancel
+ * flag, the deadline); `cancelled` and `timed_out` record the caller's
+ * flag and the deadline as reasons. Threads poll it every few hundred
+ * nodes (qs_halt_poll). */
+typedef struct {
+    atomic_int stop;
+    atomic_int cancelled;
+    atomic_int timed_out;
+    const atomic_int *cancel; /* the caller's flag, may be NULL */
+    uint64_t deadline_ns;     /* 0: none */
+} qs_halt;
+
+/* A stop state with the caller's cancel flag (may be NULL) and a deadline
+ * on the qs_now_ns clock (0: none). */
+void qs_halt_init(qs_halt *h, const atomic_int *cancel, uint64_t deadline_ns);
+
+static inline int qs_halt_stopped(const qs_halt *h)
+{
+    return atomic_load_explicit(&h->stop, memory_order_relaxed);
+}
+
+static inline void qs_halt_stop(qs_halt *h)
+{
+    atomic_store(&h->stop, 1);
+}
+
+static inline int qs_halt_was_cancelled(const qs_halt *h)
+{
+    return atomic_load(&h->cancelled);
+}
+
+/* Nonzero when the threads must stop: already stopped, the caller's flag
+ * is up, or (when deadline_applies) the deadline has passed; a flag or a
+ * deadline stops every thread and is recorded as the reason. A search
+ * whose time limit must not leave a cube unsolved passes deadline_applies
+ * 0 until it has its first solution. */
+int qs_halt_poll(qs_halt *h, int deadline_applies);
+
+/* What a search that has stopped returns: QS_OK when it found something,
+ * else QS_ERR_CANCELLED, QS_ERR_TIMEOUT or QS_ERR_NOT_FOUND by the
+ * recorded reason. */
+int qs_halt_result(const qs_halt *h, int found);
+
+/* ----------------------------------------------------- threads and jobs */
+
+/* Runs fn(worker) for `threads` workers laid out `stride` bytes apart from
+ * `workers`, the calling thread running the first, and returns when all
+ * have returned. Returns QS_OK, or QS_ERR_THREAD when a thread could not
+ * be started: then h is stopped, the workers already running return at
+ * their next poll and are joined, and the search's result must not be
+ * used. */
+int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
+                  size_t stride, qs_halt *h);
+
+/* The jobs of one search or of one iteration: either items listed up
+ * front (an optimal search's subtrees, qs_jobs_add) and handed out once
+ * each by qs_jobs_take, or an unbounded numbered sequence
+ * (qs_jobs_next_index) that the client decodes into its own job, e.g.
+ * (length, direction). */
+typedef struct {
+    unsigned char *items;
+    size_t size;     /* bytes per item */
+    int n, cap;
+    atomic_int next;
+} qs_jobs;
+
+/* An empty list of items of `size` bytes (0 for a numbered sequence). */
+void qs_jobs_init(qs_jobs *j, size_t size);
+void qs_jobs_free(qs_jobs *j);
+/* Forgets the items and restarts the numbering; keeps the memory. */
+void qs_jobs_clear(qs_jobs *j);
+/* Appends a copy of item; QS_OK or QS_ERR_NOMEM. */
+int qs_jobs_add(qs_jobs *j, const void *item);
+/* The next item not yet taken by any thread, or NULL when none is left
+ * (items added after that are handed out only after qs_jobs_clear). */
+const void *qs_jobs_take(qs_jobs *j);
+
+/* The next number of the sequence, 0, 1, 2, ... once each. */
+static inline int qs_jobs_next_index(qs_jobs *j)
+{
+    return atomic_fetch_add(&j->next, 1);
+}
+
+/* ------------------------------------------------------- candidate pool */
+
+/* A solution candidate as a search records it: cube-frame moves, the rank
+ * key (lower is better) and what the client needs to keep beside it. */
+typedef struct {
+    int64_t key;
+    int64_t value;     /* client's: e.g. a time estimate */
+    int32_t tag;       /* client's: e.g. a count of moves */
+    int16_t origin;    /* client's: where it was found, e.g. a direction */
+    int16_t n;
+    qs_move moves[QS_MAX_MOVES];
+} qs_candidate;
+
+/* The best `cap` candidates so far, best first (equal keys in the order
+ * found), no two with the same moves. The lock is the search's: a client
+ * takes it around qs_pool_insert and whatever must agree with the pool
+ * (bounds derived from it, the first solution's time). */
+typedef struct {
+    pthread_mutex_t lock;
+    qs_candidate *c;
+    int n, cap;
+} qs_pool;
+
+/* QS_OK or QS_ERR_NOMEM (cap >= 1). */
+int qs_pool_init(qs_pool *p, int cap);
+void qs_pool_free(qs_pool *p);
+static inline void qs_pool_lock(qs_pool *p) { pthread_mutex_lock(&p->lock); }
+static inline void qs_pool_unlock(qs_pool *p)
+{
+    pthread_mutex_unlock(&p->lock);
+}
+/* With the lock held: keeps c if it ranks among the best cap. The same
+ * moves already held with a key at least as good make c a repeat (not
+ * kept); held with a worse key, the old entry gives way. Returns c's
+ * position in the pool, or -1 when it was not kept. */
+int qs_pool_insert(qs_pool *p, const qs_candidate *c);
+
+/* ---------------------------------------------------------- coordinates */
+
+/* The 48 symmetries, index 16*urf3 + 8*f2 + 2*u4 + lr2; the first 16 keep
+ * the U-D axis. */
+void qs_sym_cubes(qs_cube out[48]);
+
+#define N_TWIST 2187       /* 3^7 corner orientations */
+#define N_FLIP 2048        /* 2^11 edge orientations */
+#define N_COMB 495         /* C(12,4) positions of four edges */
+#define N_EDGE4 11880      /* 12!/8! positions and order of four edges */
+#define N_FLIPSLICE (N_COMB * N_FLIP)
+#define N_PERM8 40320      /* 8! */
+#define N_SLICE2 24        /* 4! order of the slice edges in the slice */
+#define SLICE_SOLVED 494   /* comb of positions 8..11 */
+#define N_SYM 16           /* symmetries that keep the U-D axis */
+
+int qs_coord_twist(const qs_cube *c);
+int qs_coord_flip(const qs_cube *c);
+/* Positions and order of the edges first..first+3: slice edges (8), U edges
+ * (0) or D edges (4). comb = value / 24, order = value % 24. */
+int qs_coord_edge4(const qs_cube *c, int first);
+int qs_coord_corners(const qs_cube *c);
+/* Permutation of the first eight edges, valid in the phase-2 group. */
+int qs_coord_udedges(const qs_cube *c);
+
+void qs_coord_set_twist(qs_cube *c, int twist);
+void qs_coord_set_flip(qs_cube *c, int flip);
+/* Places edges first..first+3 as value says and the other edges in
+ * ascending order in the remaining positions. */
+void qs_coord_set_edge4(qs_cube *c, int first, int value);
+void qs_coord_set_corners(qs_cube *c, int corners);
+void qs_coord_set_udedges(qs_cube *c, int udedges);
+
+/* Positions (4 bytes, in member order) of an edge4 value. */
+void qs_coord_edge4_positions(int value, uint8_t pos[4]);
+/* Lehmer rank / unrank of a permutation of 0..n-1. */
+int qs_perm_rank(const uint8_t *p, int n);
+void qs_perm_unrank(int rank, uint8_t *p, int n);
+
+/* ----------------------------------------------------------------- tables */
+
+#define N_FS_CLASS 64430   /* flipslice classes under the 16 symmetries */
+#define N_CORNER_CLASS 2768
+#define N_PHASE1 ((uint64_t)N_FS_CLASS * N_TWIST)
+#define N_PHASE2 ((uint64_t)N_CORNER_CLASS * N_PERM8)
+#define N_TILT 3           /* tilt classes of the robot metric */
+#define N_CANON 7          /* canonical-sequence states: none + 6 faces */
+#define MAX_P2_MOVES 21
+#define PHASE2_MAX_DIST 15 /* nibble entries saturate here */
+
+/* Phase-1 pruning entries: bits 0..3 the exact distance d to the phase-2
+ * group in the metric's units, then one bit per move, then (in the metrics
+ * where every move costs 1) one flag per group of moves. 32-bit entries
+ * for the 18 face moves, 64-bit for the 45 axial moves.
+ *
+ * Write delta(m) = d(child) - d + cost(m) >= 0: a move is usable at a node
+ * with `slack` = moves to go - d exactly when delta(m) <= slack.
+ *
+ * Where moves cost 2 (quarter-turn metrics), bit m says delta(m) = 0 and
+ * nothing more is stored: slack-1 children are looked up.
+ *
+ * Where every move costs 1, the moves of one group (a face; an axis in the
+ * axial metric) differ from each other by one move of the group, so their
+ * deltas lie within {0,1} (flag 0) or {1,2} (flag 1), and bit m says
+ * whether delta(m) is the lower value. That gives both the moves usable at
+ * slack 0 and at slack 1 without looking at any child (after Rokicki and
+ * Frantar's encodings). */
+#define P1_DIST_MASK 15u
+#define P1_MASK_SHIFT 4
+
+enum { BLOB_PHASE1 = 0, BLOB_PHASE2 = 1, BLOB_COUNT = 2 };
+
+/* The optimal solver's corner table (HTM and QTM only, blob index
+ * BLOB_CORNERS): one nibble per corner-permutation class and twist
+ * (conjugated into the class's frame), the exact distance to solved
+ * corners in the metric's units. Small (3 MB) and cheap to build, so it
+ * rides along with the two-phase blobs of those metrics. */
+enum { BLOB_CORNERS = 2 };
+#define N_CORNERS_OPT ((uint64_t)N_CORNER_CLASS * N_TWIST)
+
+/* The optimal solver's large table (HTM and QTM, optional blob index
+ * BLOB_OPT_LARGE): for every flipslice class, every order of the four
+ * slice edges and every twist (both seen in the class representative's
+ * frame), the exact distance to "edges oriented, corners oriented, slice
+ * edges home in order" modulo 3, two bits per entry (3 = not reached, only
+ * while generating). A search that knows a node's exact distance learns
+ * each child's from two bits, since a move changes it by at most one
+ * (Kociemba's optimal solver uses the same coordinate and encoding).
+ * Index: (class * 24 + order) * N_TWIST + twist, four entries per byte,
+ * the first in the low bits. */
+enum { BLOB_OPT_LARGE = 3 };
+#define N_OPT_LARGE ((uint64_t)N_FS_CLASS * N_SLICE2 * N_TWIST)
+
+static inline int opt_large_value(const uint8_t *tab, uint64_t i)
+{
+    return tab[i >> 2] >> ((i & 3) * 2) & 3;
+}
+
+/* Robot-metric blobs, in robot moves (turns and tilts; the gripper
+ * regrips are left to the search):
+ * rphase1: one uint16_t per phase-1 entry (flipslice class, twist); nibble
+ *   k is the distance to the phase-2 group from tilt class k.
+ * rphase2: one uint32_t per phase-2 entry (corner class, U/D edges);
+ *   nibble k (bits 4k..4k+3, saturated at 15) is the distance to solved
+ *   from class k, ending in any class; bit RP2_EXCESS + 3e + k says that
+ *   ending in class e takes one move more (one tilt at the end always
+ *   reaches any class, so it is never more than one). */
+#define RP2_EXCESS 12
+
+/* The robot set's optional large blob (BLOB_ROBOT_MOVES), the default for
+ * the robot search: one 16-byte entry per phase-1 entry (flipslice class,
+ * twist) with the three distances of rphase1 and, for each tilt class kk
+ * (of the representative's frame), what every turn of that class does to
+ * the distance, so a node learns which children can finish in time without
+ * reading theirs. A turn costs one robot move and keeps the class, so
+ * delta = d_kk(child) + 1 - d_kk lies in {0,1,2}, and the 15 turns of one
+ * axis lie within {0,1} or {1,2} (they reach each other by a turn of that
+ * axis): moves[kk] holds, for the two axes other than kk in ascending
+ * order, 15 bits each (bit i: move i of the axis, by move number, has the
+ * lower of the two values) and then the two axes' flags (bit 30, 31: the
+ * values are {1,2}). The tilt children need nothing more: a tilt keeps the
+ * position, and dist has every class's distance. */
+enum { BLOB_ROBOT_MOVES = 2 };
+
+typedef struct {
+    uint16_t dist;      /* nibble k: distance from class k, as rphase1 */
+    uint16_t unused;
+    uint32_t moves[N_TILT];
+} robot_p1x;
+
+struct qs_tables {
+    qs_metric metric;
+    void *arena;               /* backs every table below but the blobs */
+    size_t arena_used;
+    int axial;                 /* phase-1 moves are all 45, else 0..17 */
+    int n_moves;               /* 18 or 45 */
+    uint8_t cost[QS_MOVE_COUNT];
+    uint64_t all_moves;        /* bit m for each searchable move */
+    int grouped;               /* entries carry group flags (unit costs) */
+    int parity_step;           /* 2 in QTM, where the length of every
+                                  solution has the cube's corner parity */
+    uint8_t corner_parity[N_PERM8 / 8]; /* bit x: corners x is odd */
+    int n_groups;              /* 6 faces or 3 axes */
+    uint8_t group_of[QS_MOVE_COUNT];
+    uint64_t g1_moves;         /* moves that keep the phase-2 group */
+    int n_p2;                  /* phase-2 moves, in p2_move order */
+    uint8_t p2_move[MAX_P2_MOVES];
+    int8_t p2_index[QS_MOVE_COUNT]; /* inverse of p2_move, -1 if none */
+    /* canonical sequences: allowed[state] moves may follow; a move m leads
+     * to state canon_next[m]; state 0 is the start. */
+    uint64_t canon_allowed[N_CANON];
+    uint8_t canon_next[QS_MOVE_COUNT];
+
+    /* symmetries */
+    uint8_t sym_inv[48];
+    uint8_t move_conj[QS_MOVE_COUNT][48]; /* S m S^-1 */
+
+    /* move tables, [coordinate][move] */
+    /* rows of n_moves entries: read with move_row() */
+    uint16_t *twist_move;
+    uint16_t *flip_move;
+    uint16_t *edge4_move[3];   /* slice, U and D edges */
+    uint16_t *corners_move;
+    uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
+    uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
+    uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
+
+    /* symmetry reduction */
+    uint16_t *fs_class;        /* [N_FLIPSLICE] */
+    uint8_t *fs_sym;           /* [N_FLIPSLICE] S x S^-1 is the class rep */
+    uint32_t *fs_packed;       /* [N_FLIPSLICE] class << 4 | sym, one read */
+    uint32_t *fs_rep;          /* [N_FS_CLASS] */
+    uint16_t *fs_selfsym;      /* [N_FS_CLASS] bit s: S rep S^-1 = rep */
+    uint16_t (*twist_conj)[N_SYM];
+    uint16_t *corner_class;    /* [N_PERM8] */
+    uint8_t *corner_sym;
+    uint16_t *corner_rep;      /* [N_CORNER_CLASS] */
+    uint16_t *corner_selfsym;
+    uint16_t (*udedges_conj)[N_SYM];
+    uint16_t (*slice_conj)[N_SYM]; /* [N_EDGE4] slice edges, S x S^-1 */
+    /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
+     * time, turned into the mask of the cube that symmetry s maps onto it */
+    uint64_t (*remap)[6][256];
+    /* flag_remap[s][flags]: the moves, for the cube that s maps onto the
+     * representative, in groups whose flag is set */
+    uint64_t (*flag_remap)[64];
+
+    /* robot metric: the tilt class of a position is the axis (0 U-D, 1 R-L,
+     * 2 F-B, in the frame of the coordinates) that the robot cannot turn
+     * because it lies at the robot's U-D position. */
+    uint8_t axis_conj[N_TILT][N_SYM]; /* the class after S x S^-1 */
+    uint64_t tilt_moves[N_TILT];      /* moves a class can turn */
+    /* rgroup_remap[s][a][half][bits]: the moves of the 15-bit group of
+     * representative axis a (low byte, then the high 7 bits) as moves of
+     * the cube that symmetry s maps onto the representative */
+    uint64_t (*rgroup_remap)[N_TILT][2][256];
+
+    /* pruning */
+    const void *phase1;        /* blob: uint32_t or uint64_t entries */
+    const uint8_t *phase2;     /* blob: nibbles [corner class][udedges] */
+    uint8_t *cornslice;        /* [N_PERM8 * 24] exact phase-2 distance */
+    uint8_t *edgeslice;        /* [N_PERM8 * 24] */
+    const uint8_t *opt_corners; /* blob: nibbles [corner class][twist] */
+    const uint8_t *opt_large;  /* optional blob, NULL when not loaded: 2 bits
+                                  per entry, see BLOB_OPT_LARGE */
+    const uint16_t *rphase1;   /* robot blobs, see below */
+    const uint32_t *rphase2;
+    const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */
+};
+
+/* The row of a move table for coordinate value x, one entry per move. Rows
+ * are as short as the metric's move set, so more of them stay in cache. */
+#define move_row(t, table, x) ((table) + (size_t)(x) * (size_t)(t)->n_moves)
+
+static inline int phase1_entry_size(int axial) { return axial ? 8 : 4; }
+
+static inline uint64_t phase1_entry(const qs_tables *t, uint64_t index)
+{
+    return t->axial ? ((const uint64_t *)t->phase1)[index]
+                    : ((const uint32_t *)t->phase1)[index];
+}
+
+static inline uint64_t remap_mask(const qs_tables *t, uint64_t mask, int s)
+{
+    uint64_t out = 0;
+    for (int k = 0; mask; k++, mask >>= 8)
+        out |= t->remap[s][k][mask & 255];
+    return out;
+}
+
+/* For entries with group flags: the moves whose child is at distance
+ * d - 1 + delta, for delta = 0, 1, 2, seen through symmetry sym. */
+static inline void phase1_deltas(const qs_tables *t, uint64_t e, int sym,
+                                 uint64_t by_delta[3])
+{
+    uint64_t low = remap_mask(t, (e >> P1_MASK_SHIFT) & t->all_moves, sym);
+    uint64_t high = t->flag_remap[sym][e >> (P1_MASK_SHIFT + t->n_moves)];
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & t->all_moves);
+    by_delta[2] = ~low & high;
+}
+
+/* The moves usable at a node whose entry is e, seen through symmetry sym,
+ * with `slack` moves to spare (see the entry layout above). */
+static inline uint64_t phase1_moves(const qs_tables *t, uint64_t e, int sym,
+                                    int slack)
+{
+    if (slack > 1 || (slack == 1 && !t->grouped))
+        return t->all_moves;
+    if (!t->grouped)
+        return remap_mask(t, (e >> P1_MASK_SHIFT) & t->all_moves, sym);
+    uint64_t by_delta[3];
+    phase1_deltas(t, e, sym, by_delta);
+    return slack == 0 ? by_delta[0] : by_delta[0] | by_delta[1];
+}
+
+/* The three robot phase-1 distances of a position, by the tilt class in
+ * its own frame, read through symmetry sym: class k of the position is
+ * class axis_conj[k][sym] of the representative. */
+static inline int robot_p1_dist(const qs_tables *t, uint16_t e, int sym,
+                                int k)
+{
+    return e >> (4 * t->axis_conj[k][sym]) & 15;
+}
+
+/* For a position whose large robot entry is e, seen through symmetry sym,
+ * in tilt class k of its own frame: the turns whose child lies at distance
+ * d_k - 1 + delta from class k, for delta = 0, 1, 2 (see robot_p1x). */
+static inline void robot_p1x_deltas(const qs_tables *t, const robot_p1x *e,
+                                    int sym, int k, uint64_t by_delta[3])
+{
+    int kk = t->axis_conj[k][sym];
+    int lo = kk == 0 ? 1 : 0, hi = kk == 2 ? 1 : 2;
+    uint32_t w = e->moves[kk];
+    const uint64_t(*g)[2][256] = t->rgroup_remap[sym];
+    uint64_t low = g[lo][0][w & 255] | g[lo][1][w >> 8 & 127] |
+                   g[hi][0][w >> 15 & 255] | g[hi][1][w >> 23 & 127];
+    uint64_t high =
+        t->flag_remap[sym][(w >> 30 & 1) << lo | (w >> 31 & 1) << hi];
+    uint64_t turns = t->tilt_moves[k];
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & turns);
+    by_delta[2] = ~low & high;
+}
+
+static inline int phase2_prune(const qs_tables *t, int corners, int udedges)
+{
+    int s = t->corner_sym[corners];
+    uint64_t i = (uint64_t)t->corner_class[corners] * N_PERM8 +
+                 t->udedges_conj[udedges][s];
+    return (t->phase2[i >> 1] >> ((i & 1) * 4)) & 15;
+}
+
+#endif
