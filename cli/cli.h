@@ -13,6 +13,7 @@
 
 #include "qtab.h"
 #include "quadsolve.h"
+#include "qsservice.h"
 #include "robot.h"
 
 /* Exit statuses. */
@@ -27,7 +28,7 @@ enum {
 #define CLI_ERR_INTERNAL (-1000)
 
 /* Most solutions a single request may ask for. */
-#define CLI_MAX_SOLUTIONS 100
+#define CLI_MAX_SOLUTIONS QSV_MAX_SOLUTIONS
 
 /* Subcommands; argv[0] is the subcommand name. Each returns an exit
  * status. */
@@ -148,11 +149,11 @@ typedef struct {
 } cli_result;
 
 /* Parses a facelet string (or, when is_scramble, a move sequence applied to
- * the solved cube), solves it (robot_solve for the robot metric, with t's
- * profile and objective; o's limits apply, max_len in robot moves) and
- * checks every returned solution against the cube (and robot plans with
- * robot_check). On a failed check no solution is kept and rc is
- * CLI_ERR_INTERNAL. */
+ * the solved cube) and solves it through qsv_solve, the pipeline the
+ * daemon runs too (robot_solve for the robot metric, with t's profile and
+ * objective; o's limits apply, max_len in robot moves), which checks
+ * every solution against the cube and robot plans with robot_check. A
+ * failed check is an INTERNAL error, never a solution. */
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r);
 
@@ -161,15 +162,26 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
  * both print the same lines; the robot metric's optimal solve too. */
 void cli_optimal_progress(void *ctx, int depth, int found, uint64_t nodes,
                           double elapsed_ms);
-/* solve --optimal --metric robot: robot_solve_optimal for *cube with t's
- * model and profile and o's threads, max_len (robot moves) and cancel
- * flag; one progress line per length on stderr. On success writes the
- * solution and its plan to r->sol[0] and r->plan[0] and 1 to *n. Returns
- * a qs_error, or CLI_ERR_INTERNAL with detail when the search and its
- * plan disagree. */
-int cli_solve_robot_optimal(cli_tables *t, const qs_tables *tables,
-                            const qs_cube *cube, const qs_options *o,
-                            cli_result *r, int *n, char *detail, size_t len);
+/* Prints moves as cli_format_pairs writes them, on one line of stdout. */
+void cli_print_pairs(const qs_move *moves, int n);
+
+/* The request for one input, as local solves (local nonzero: time_ms 0
+ * is no limit, plain metrics are not planned) and --server solves make
+ * it from t and o. Returns QSV_OK, or an INVALID_CUBE / INVALID_MOVES
+ * failure in *f for an input too long for any request. */
+int cli_make_request(const cli_tables *t, const char *input, int is_scramble,
+                     const qs_options *o, int local, qsv_request *req,
+                     qsv_failure *f);
+/* A solve's failure (rc, *f) into r: the code printed is the solver's
+ * check a reason names (TWIST, MOVE, TIMEOUT, ...), else the protocol's
+ * (NOT_FOUND, INTERNAL, ...). */
+void cli_take_failure(cli_result *r, int rc, const qsv_failure *f);
+/* A solve's verified result into r. */
+void cli_take_result(cli_result *r, const qsv_result *res);
+/* A qsv_progress_fn with ctx the cli_tables: an optimal search's line per
+ * length (unless optimal_quiet) and, with optimal_stream, each solution's
+ * line as it is found. */
+void cli_progress(void *ctx, const qsv_progress *p);
 
 /* --server: solves one input through the daemon client c instead (same
  * fields of t and o, t->optimal included; the tables are not opened). */

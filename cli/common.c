@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "qsservice.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -165,63 +166,6 @@ int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
     return 0;
 }
 
-/* The qs_error a robot_solve result stands for (the CLI reports one
- * family of codes); anything unexpected is internal. */
-static int robot_rc(int rc)
-{
-    switch (rc) {
-    case ROBOT_OK:
-        return QS_OK;
-    case ROBOT_ERR_CANCELLED:
-        return QS_ERR_CANCELLED;
-    case ROBOT_ERR_TIMEOUT:
-        return QS_ERR_TIMEOUT;
-    case ROBOT_ERR_NOT_FOUND:
-        return QS_ERR_NOT_FOUND;
-    case ROBOT_ERR_TABLES:
-        return QS_ERR_TABLES;
-    case ROBOT_ERR_NOMEM:
-        return QS_ERR_NOMEM;
-    case ROBOT_ERR_ARGUMENT:
-        return QS_ERR_ARGUMENT;
-    default:
-        return CLI_ERR_INTERNAL;
-    }
-}
-
-/* robot_solve into r (solutions and plans); returns a qs_error. */
-static int solve_robot(cli_tables *t, const qs_tables *tables,
-                       const qs_cube *cube, const qs_options *o, int max_out,
-                       cli_result *r, int *n, char *detail, size_t len)
-{
-    robot_solve_options ro;
-    robot_solve_options_default(&ro);
-    ro.threads = o->threads;
-    ro.time_ms = o->time_ms;
-    ro.max_len = o->max_len;
-    ro.solutions = o->solutions;
-    ro.objective = t->objective;
-    ro.cancel = o->cancel;
-    ro.on_improve = o->on_improve;
-    ro.improve_ctx = o->improve_ctx;
-    robot_solution *rs = malloc(sizeof *rs * (size_t)max_out);
-    if (!rs)
-        return QS_ERR_NOMEM;
-    int rc = robot_solve(tables, &t->model, &t->profile, cube, &ro, rs,
-                         max_out, n, &r->stats);
-    if (rc != ROBOT_OK && robot_rc(rc) == CLI_ERR_INTERNAL)
-        snprintf(detail, len, "robot search: %s: %s", robot_errcode(rc),
-                 robot_strerror(rc));
-    for (int i = 0; rc == ROBOT_OK && i < *n && i < max_out; i++) {
-        memcpy(r->sol[i].moves, rs[i].moves, sizeof rs[i].moves);
-        r->sol[i].n = rs[i].n;
-        r->sol[i].length = rs[i].plan.robot_moves;
-        r->plan[i] = rs[i].plan;
-    }
-    free(rs);
-    return robot_rc(rc);
-}
-
 const qs_tables *cli_tables_get(cli_tables *t)
 {
     if (!t->tried) {
@@ -295,121 +239,136 @@ void cli_format_pairs(const qs_move *moves, int n, char *out, size_t len)
     }
 }
 
-/* --all in text mode: each optimal solution on its own line as found. */
-static void stream_solution(void *ctx, const qs_solution *s)
+void cli_print_pairs(const qs_move *moves, int n)
 {
-    (void)ctx;
     char text[QS_MAX_MOVES * 12];
-    cli_format_pairs(s->moves, s->n, text, sizeof text);
+    cli_format_pairs(moves, n, text, sizeof text);
     puts(text);
     fflush(stdout);
 }
 
-static int solve_optimal(const cli_tables *t, const qs_tables *tables,
-                         const qs_cube *cube, const qs_options *o,
-                         int max_out, cli_result *r, int *n)
+void cli_progress(void *ctx, const qsv_progress *p)
 {
-    qs_optimal_options oo;
-    qs_optimal_options_default(&oo);
-    oo.threads = o->threads;
-    oo.cancel = o->cancel;
-    oo.max_len = o->max_len;
-    oo.on_depth = t->optimal_quiet ? NULL : cli_optimal_progress;
-    oo.all = t->optimal_all;
-    oo.on_solution = t->optimal_stream ? stream_solution : NULL;
-    return qs_solve_optimal(tables, cube, &oo, r->sol, max_out, n,
-                            &r->stats);
+    const cli_tables *t = ctx;
+    if (p->solution) {
+        if (t->optimal_stream)
+            cli_print_pairs(p->solution->moves, p->solution->n);
+    } else if (p->depth >= 0 && !t->optimal_quiet) {
+        cli_optimal_progress(NULL, p->depth, p->found, p->nodes,
+                             p->elapsed_ms);
+    }
+}
+
+int cli_make_request(const cli_tables *t, const char *input,
+                     int is_scramble, const qs_options *o, int local,
+                     qsv_request *req, qsv_failure *f)
+{
+    qsv_request_init(req);
+    req->is_scramble = is_scramble;
+    size_t len = strlen(input);
+    if (len > QSV_MAX_SCRAMBLE) {
+        f->code = is_scramble ? QSV_ERR_INVALID_MOVES : QSV_ERR_INVALID_CUBE;
+        snprintf(f->reason, sizeof f->reason, is_scramble ? "MOVE" : "LENGTH");
+        snprintf(f->message, sizeof f->message, "input is %zu bytes long",
+                 len);
+        return f->code;
+    }
+    memcpy(req->cube, input, len + 1);
+    req->metric = t->metric;
+    req->time_ms = o->time_ms;
+    req->max_len = o->max_len;
+    req->solutions = o->solutions > QSV_MAX_SOLUTIONS ? QSV_MAX_SOLUTIONS
+                                                      : o->solutions;
+    req->profile = t->profile;
+    req->objective = t->objective;
+    if (t->optimal) {
+        /* No time limit, and the first optimal solution (the protocol
+         * refuses time_ms and several solutions without all). */
+        req->optimal = 1;
+        req->time_ms = 0;
+        req->solutions = 1;
+        if (t->optimal_all) {
+            req->all = 1;
+            req->solutions = QSV_MAX_SOLUTIONS;
+        }
+    }
+    if (local) {
+        req->local.unlimited_time = 1;
+        /* The CLI prints plans of robot solutions only. */
+        req->local.no_plan = t->metric != QS_METRIC_ROBOT;
+    }
+    return QSV_OK;
+}
+
+void cli_take_failure(cli_result *r, int rc, const qsv_failure *f)
+{
+    r->n = 0;
+    r->rc = CLI_ERR_INTERNAL;
+    snprintf(r->code, sizeof r->code, "%s", qsv_errcode(rc));
+    /* A reason that names a check of the solver (TWIST, MOVE, TIMEOUT)
+     * is the code the CLI prints, as its error table lists them. */
+    for (int e = -1; f->reason[0] && e >= QS_ERR_BUFFER; e--)
+        if (strcmp(qs_errcode(e), f->reason) == 0) {
+            r->rc = e;
+            snprintf(r->code, sizeof r->code, "%s", f->reason);
+        }
+    if (rc == QSV_ERR_CANCELLED)
+        r->rc = QS_ERR_CANCELLED;
+    else if (rc == QSV_ERR_NOT_FOUND && r->rc == CLI_ERR_INTERNAL)
+        r->rc = QS_ERR_NOT_FOUND;
+    snprintf(r->message, sizeof r->message, "%s",
+             f->message[0] ? f->message : qsv_strerror(rc));
+}
+
+void cli_take_result(cli_result *r, const qsv_result *res)
+{
+    int n = res->n < CLI_MAX_SOLUTIONS ? res->n : CLI_MAX_SOLUTIONS;
+    for (int i = 0; i < n; i++) {
+        memcpy(r->sol[i].moves, res->sol[i].moves, sizeof r->sol[i].moves);
+        r->sol[i].n = res->sol[i].n;
+        r->sol[i].length = res->sol[i].length;
+        r->plan[i] = res->sol[i].plan;
+    }
+    r->n = n;
+    r->stats = res->stats;
+    r->ms = res->solve_ms;
+    r->rc = QS_OK;
+    r->code[0] = '\0';
+    r->message[0] = '\0';
 }
 
 void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
                      const qs_options *o, cli_result *r)
 {
-    char detail[256] = "";
+    static qsv_result res; /* large; the CLI is single-threaded */
+    qsv_request req;
+    qsv_failure f = {0, "", ""};
     qs_cube cube;
-    int rc;
-
     memset(&r->stats, 0, sizeof r->stats);
     r->ms = 0;
-    r->n = 0;
-    r->code[0] = '\0';
-    r->message[0] = '\0';
-
-    if (is_scramble) {
-        qs_move moves[QS_MAX_MOVES];
-        rc = qs_moves_parse(input, moves, QS_MAX_MOVES, detail,
-                            sizeof detail);
-        if (rc < 0) {
-            set_error(r, rc, detail);
-            return;
-        }
-        qs_cube_solved(&cube);
-        qs_cube_apply_moves(&cube, moves, rc);
-    } else {
-        rc = qs_cube_from_facelets(input, &cube, detail, sizeof detail);
-        if (rc != QS_OK) {
-            set_error(r, rc, detail);
-            return;
-        }
+    int rc = cli_make_request(t, input, is_scramble, o, 1, &req, &f);
+    /* The cube first: tables are opened (or generated) only for a cube
+     * that can be solved. */
+    if (rc == QSV_OK)
+        rc = qsv_request_cube(&req, &cube, &f);
+    if (rc != QSV_OK) {
+        cli_take_failure(r, rc, &f);
+        return;
     }
-
     const qs_tables *tables = cli_tables_get(t);
     if (!tables) {
+        char detail[256];
         snprintf(detail, sizeof detail, "cannot open %s tables: %s",
                  qs_metric_name(t->metric), qtab_strerror(t->rc));
         set_error(r, QS_ERR_TABLES, detail);
         return;
     }
-
-    int max_out = o->solutions < 1                   ? 1
-                  : o->solutions > CLI_MAX_SOLUTIONS ? CLI_MAX_SOLUTIONS
-                                                     : o->solutions;
-    if (t->optimal && t->optimal_all)
-        max_out = CLI_MAX_SOLUTIONS; /* kept for --json; text streams all */
-    int n = 0, robot = t->metric == QS_METRIC_ROBOT;
-    double start = cli_now_ms();
-    if (t->optimal && robot)
-        rc = cli_solve_robot_optimal(t, tables, &cube, o, r, &n, detail,
-                                     sizeof detail);
-    else if (t->optimal)
-        rc = solve_optimal(t, tables, &cube, o, max_out, r, &n);
-    else if (robot)
-        rc = solve_robot(t, tables, &cube, o, max_out, r, &n, detail,
-                         sizeof detail);
+    rc = qsv_solve(tables, &t->model, &req, o->threads, o->cancel,
+                   t->optimal ? cli_progress : NULL, t, &res, &f);
+    if (rc != QSV_OK)
+        cli_take_failure(r, rc, &f);
     else
-        rc = qs_solve(tables, &cube, o, r->sol, max_out, &n, &r->stats);
-    r->ms = cli_now_ms() - start;
-    if (rc != QS_OK) {
-        set_error(r, rc, rc == CLI_ERR_INTERNAL ? detail : NULL);
-        return;
-    }
-    if (n < 1 || n > max_out) {
-        set_error(r, CLI_ERR_INTERNAL, "solver returned no solution");
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        const qs_solution *s = &r->sol[i];
-        qs_cube c = cube;
-        int ok = s->n >= 0 && s->n <= QS_MAX_MOVES;
-        for (int k = 0; ok && k < s->n; k++)
-            ok = s->moves[k] < QS_MOVE_COUNT;
-        if (ok) {
-            qs_cube_apply_moves(&c, s->moves, s->n);
-            ok = qs_cube_is_solved(&c);
-        }
-        if (ok && robot)
-            /* The plan replayed step by step on the robot's own physics. */
-            ok = robot_check(&r->plan[i], &cube, &t->profile, detail,
-                             sizeof detail) == ROBOT_OK &&
-                 r->plan[i].robot_moves == s->length;
-        else if (ok)
-            ok = qs_moves_length(s->moves, s->n, t->metric) == s->length;
-        if (!ok) {
-            set_error(r, CLI_ERR_INTERNAL, "solution failed verification");
-            return;
-        }
-    }
-    r->rc = QS_OK;
-    r->n = n;
+        cli_take_result(r, &res);
 }
 
 void cli_print_json(cJSON *o)

@@ -37,7 +37,7 @@ void cli_usage(FILE *out)
         "                       (default 10)\n"
         "    --max-len L|none   stop at the first solution of length <= L\n"
         "                       (default none)\n"
-        "    --solutions N      best solutions to find, listed with --json\n"
+        "    --solutions N      best solutions to find (1-16), listed with --json\n"
         "                       (default 1)\n"
         "    --threads N        search threads (default: online CPUs)\n"
         "    --optimal          a shortest solution (htm or qtm; seconds to\n"

@@ -406,7 +406,8 @@ static void on_progress(void *ctx, const qsv_progress *p)
 {
     job *j = ctx;
     server *s = j->srv;
-    if (!j->req.progress || j->envelope)
+    /* Solutions as found (optimal, all) are an in-process event. */
+    if (!j->req.progress || j->envelope || p->solution)
         return;
     post(s, j->identity, j->identity_len, 0,
          qsv_reply_progress(j->req.id, p));

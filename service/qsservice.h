@@ -118,6 +118,13 @@ typedef struct {
     robot_profile profile;    /* resolved: a built-in or inline profile */
     /* cancel */
     char target[QSV_MAX_ID + 1]; /* id of the request to cancel, JSON text */
+    /* In-process options, for callers of qsv_solve such as the CLI: not
+     * part of the protocol, never parsed or printed (0 when parsed). */
+    struct {
+        int unlimited_time; /* time_ms 0 means no time limit at all */
+        int no_plan;        /* plain metrics: no robot plan is made, the
+                               solutions' plans are empty */
+    } local;
 } qsv_request;
 
 /* A solve request with the defaults: robot metric, default profile,
@@ -191,6 +198,10 @@ typedef struct {
     int found;
     uint64_t nodes;
     double elapsed_ms;
+    /* In process only (never on the wire, NULL from qsv_reply_parse): an
+     * optimal search with `all` reports each solution as it finds it,
+     * with best, depth -1 and this set. */
+    const qs_solution *solution;
 } qsv_progress;
 
 /* Receives progress events (from a search thread in qsv_solve, serialised;
@@ -200,9 +211,12 @@ typedef void (*qsv_progress_fn)(void *ctx, const qsv_progress *p);
 /* Solves request *r (op solve) in this process: parses the cube,
  * searches with tables t (their metric must be r->metric; an optimal
  * request runs qs_solve_optimal or, in metric robot, robot_solve_optimal),
- * plans every solution for the robot under r's profile and objective, and
- * verifies each by applying its moves to the cube and replaying its plan
- * with robot_check; a failed check is QSV_ERR_INTERNAL, never a result.
+ * plans every solution for the robot under r's profile and objective
+ * (unless r->local.no_plan, for plain metrics), and verifies each by
+ * applying its moves to the cube and replaying its plan with robot_check;
+ * a failed check is QSV_ERR_INTERNAL, never a result. A search that ran
+ * out of time is QSV_ERR_NOT_FOUND with reason "TIMEOUT". This is the one
+ * solve pipeline: the daemon and the CLI's local solves both call it.
  * threads: search threads. cancel (may be NULL) stops the search early:
  * the result is then QSV_ERR_CANCELLED unless a two-phase or robot search
  * had found a solution (an optimal search returns nothing unproven).
@@ -216,7 +230,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
 
 /* Checks solution s against the cube of request *r: the moves solve it,
  * the length is right, and the plan replays legally at its stated cost
- * under r's profile. Returns QSV_OK or QSV_ERR_INTERNAL with *f. */
+ * under r's profile (no plan is checked under r->local.no_plan). Returns QSV_OK or QSV_ERR_INTERNAL with *f. */
 int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
 
 /* ------------------------------------------------------------------ replies */

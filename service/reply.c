@@ -278,6 +278,7 @@ static int parse_progress(const cJSON *root, qsv_progress *p, qsv_failure *f)
                    ? (uint64_t)nodes->valuedouble
                    : 0;
     p->elapsed_ms = get_number(root, "elapsed_ms");
+    p->solution = NULL;
     if ((p->best < 0) == (p->depth < 0) || p->found < 0)
         return bad(f, "a progress event needs either 'best' or 'depth' "
                       "with 'found'");

@@ -91,6 +91,8 @@ int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f)
         return fail(f, QSV_ERR_INTERNAL, NULL,
                     "verification: length %d, but the solution has %d",
                     s->length, want);
+    if (r->local.no_plan && r->metric != QS_METRIC_ROBOT)
+        return QSV_OK;
     int rc = robot_check(&s->plan, &cube, &r->profile, detail, sizeof detail);
     if (rc != ROBOT_OK)
         return fail(f, QSV_ERR_INTERNAL, NULL,
@@ -111,13 +113,18 @@ static int search_failure(int qs_rc, const qsv_request *r, int time_ms,
                         "no solution of at most %d %s moves: the optimum "
                         "is longer",
                         r->max_len, qs_metric_name(r->metric));
-        /* fall through */
-    case QS_ERR_TIMEOUT:
         return fail(f, QSV_ERR_NOT_FOUND, NULL,
+                    "no solution of at most %d %s moves",
+                    r->max_len, qs_metric_name(r->metric));
+    case QS_ERR_TIMEOUT:
+        return fail(f, QSV_ERR_NOT_FOUND, "TIMEOUT",
                     "no solution of at most %d %s moves within %d ms",
                     r->max_len, qs_metric_name(r->metric), time_ms);
     case QS_ERR_NOMEM:
         return fail(f, QSV_ERR_INTERNAL, NULL, "out of memory");
+    case QS_ERR_THREAD:
+        return fail(f, QSV_ERR_INTERNAL, NULL,
+                    "a search thread could not be started");
     case QS_ERR_TABLES:
         return fail(f, QSV_ERR_UNAVAILABLE, NULL,
                     "tables are not those of metric %s",
@@ -147,7 +154,15 @@ static void relay_depth(void *ctx, int depth, int found, uint64_t nodes,
     d->found = found;
     if (!d->fn)
         return;
-    qsv_progress p = {-1, depth, found, nodes, elapsed_ms};
+    qsv_progress p = {-1, depth, found, nodes, elapsed_ms, NULL};
+    d->fn(d->ctx, &p);
+}
+
+/* An optimal search's solutions as it finds them (with `all`). */
+static void relay_solution(void *ctx, const qs_solution *s)
+{
+    depth_relay *d = ctx;
+    qsv_progress p = {s->length, -1, 0, 0, 0, s};
     d->fn(d->ctx, &p);
 }
 
@@ -173,6 +188,10 @@ static int optimal_search(const qs_tables *t, const qsv_request *r,
     o.cancel = cancel;
     o.on_depth = relay_depth;
     o.depth_ctx = &relay;
+    if (r->all && on_progress) {
+        o.on_solution = relay_solution;
+        o.solution_ctx = &relay;
+    }
     int rc;
     switch (r->metric) {
     case QS_METRIC_HTM:
@@ -201,6 +220,10 @@ static int plan_solutions(const robot_model *m, const qsv_request *r,
         memcpy(out->sol[i].moves, qs[i].moves, sizeof qs[i].moves);
         out->sol[i].n = qs[i].n;
         out->sol[i].length = qs[i].length;
+        if (r->local.no_plan) {
+            memset(&out->sol[i].plan, 0, sizeof out->sol[i].plan);
+            continue;
+        }
         int prc = robot_plan(m, &r->profile, r->objective, qs[i].moves,
                              qs[i].n, &out->sol[i].plan);
         if (prc != ROBOT_OK)
@@ -243,7 +266,13 @@ static void sort_optimal(qsv_solution *sol, int n, robot_objective obj)
         }
 }
 
-static int robot_to_qs(int rc)
+/* A robot search's result as the qs_error the rest of qsv_solve
+ * reports, the one mapping of robot errors at this boundary: the cube
+ * check becomes INVALID_CUBE, and anything no search should return (its
+ * plan disagreeing with the search, a bad argument) is INTERNAL with the
+ * robot library's code, never an answer. Returns the qs_error, or 1 when
+ * *f has been filled. */
+static int robot_result(int rc, qsv_failure *f)
 {
     switch (rc) {
     case ROBOT_OK:
@@ -258,8 +287,15 @@ static int robot_to_qs(int rc)
         return QS_ERR_TABLES;
     case ROBOT_ERR_NOMEM:
         return QS_ERR_NOMEM;
+    case ROBOT_ERR_THREAD:
+        return QS_ERR_THREAD;
+    case ROBOT_ERR_CUBE:
+        fail(f, QSV_ERR_INVALID_CUBE, NULL, "the cube is not solvable");
+        return 1;
     default:
-        return QS_ERR_ARGUMENT;
+        fail(f, QSV_ERR_INTERNAL, NULL, "robot search: %s: %s",
+             robot_errcode(rc), robot_strerror(rc));
+        return 1;
     }
 }
 
@@ -274,7 +310,7 @@ typedef struct {
 static void relay_improve(void *ctx, int length)
 {
     improve_relay *d = ctx;
-    qsv_progress p = {length, -1, 0, 0, now_ms() - d->start};
+    qsv_progress p = {length, -1, 0, 0, now_ms() - d->start, NULL};
     d->fn(d->ctx, &p);
 }
 
@@ -317,7 +353,12 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
         return fail(f, QSV_ERR_BAD_REQUEST, NULL,
                     "metric %s has no optimal solver",
                     qs_metric_name(r->metric));
-    int time_ms = qsv_request_time_ms(r);
+    int time_ms = r->local.unlimited_time && r->time_ms == 0
+                      ? 0
+                      : qsv_request_time_ms(r);
+    /* No two-phase solution is longer than QS_MAX_MOVES, so a larger cap
+     * stops at the first solution as it says. */
+    int max_len = r->max_len > QS_MAX_MOVES ? QS_MAX_MOVES : r->max_len;
     int n = 0;
     improve_relay relay = {on_progress, progress_ctx, start};
     /* Optimal requests of htm and qtm take the last branch, where
@@ -341,24 +382,15 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
             out->sol[0].length = rs.plan.robot_moves;
             n = 1;
         }
-        if (rc == ROBOT_ERR_CUBE)
-            return fail(f, QSV_ERR_INVALID_CUBE, NULL,
-                        "the cube is not solvable");
-        /* Anything else (the plan disagreeing with the search) is a bug,
-         * never an answer. */
-        if (rc != ROBOT_OK && rc != ROBOT_ERR_CANCELLED &&
-            rc != ROBOT_ERR_NOT_FOUND && rc != ROBOT_ERR_TABLES &&
-            rc != ROBOT_ERR_NOMEM)
-            return fail(f, QSV_ERR_INTERNAL, NULL,
-                        "robot optimal search: %s: %s", robot_errcode(rc),
-                        robot_strerror(rc));
-        rc = robot_to_qs(rc);
+        rc = robot_result(rc, f);
+        if (rc == 1)
+            return f->code;
     } else if (r->metric == QS_METRIC_ROBOT) {
         robot_solve_options o;
         robot_solve_options_default(&o);
         o.threads = threads;
         o.time_ms = time_ms;
-        o.max_len = r->max_len;
+        o.max_len = max_len;
         o.solutions = r->solutions;
         o.objective = r->objective;
         o.cancel = cancel;
@@ -376,10 +408,9 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
             out->sol[i].length = rs[i].plan.robot_moves;
         }
         free(rs);
-        if (rc == ROBOT_ERR_CUBE)
-            return fail(f, QSV_ERR_INVALID_CUBE, NULL,
-                        "the cube is not solvable");
-        rc = robot_to_qs(rc);
+        rc = robot_result(rc, f);
+        if (rc == 1)
+            return f->code;
     } else {
         qs_solution *qs = malloc(sizeof *qs * QSV_MAX_SOLUTIONS);
         if (!qs)
@@ -393,7 +424,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
             qs_options_default(&o);
             o.threads = threads;
             o.time_ms = time_ms;
-            o.max_len = r->max_len;
+            o.max_len = max_len;
             o.solutions = r->solutions;
             o.cancel = cancel;
             o.on_improve = on_progress ? relay_improve : NULL;
