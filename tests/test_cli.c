@@ -201,6 +201,32 @@ static void test_scramble_and_errors(void **state)
     free(out);
     assert_int_equal(run("frobnicate", NULL, &out), 2);
     free(out);
+    assert_int_equal(run("solve --solutions 17", NULL, &out), 2);
+    free(out);
+
+    /* Limits through the one solve pipeline (qsv_solve): this cube's
+     * optimum is above 14 (solve --optimal --max-len 14 proves it), and
+     * the two-phase search cannot exhaust 14 moves in 5 ms, so it runs out
+     * of time with the TIMEOUT code; a cap above any two-phase length
+     * means "the first solution". */
+    const char *hard = "R U F D L B R2 U' F' D2 L B' R U2 F' D L2";
+    char args[256];
+    snprintf(args, sizeof args, "solve --max-len 14 --time-ms 5 --scramble \"%s\"",
+             hard);
+    assert_int_equal(run(args, NULL, &out), 1);
+    assert_true(strncmp(out, "error: TIMEOUT: ", 16) == 0);
+    free(out);
+    assert_int_equal(run("solve --max-len 100 --scramble \"R U F D\"", NULL,
+                         &out),
+                     0);
+    lines_of(out, lines, 4);
+    qs_cube_solved(&c);
+    n = qs_moves_parse("R U F D", mv, QS_MAX_MOVES, NULL, 0);
+    qs_cube_apply_moves(&c, mv, n);
+    qs_cube_to_facelets(&c, facelets);
+    assert_line_solves(facelets, lines[0]);
+    free(out);
+
     assert_int_equal(run("--version", NULL, &out), 0);
     assert_true(strstr(out, QS_VERSION) != NULL);
     free(out);
