@@ -84,12 +84,6 @@ char *cli_read_line(FILE *f, char **line, size_t *cap);
  * an error object instead, so output lines stay in step with input lines. */
 struct cJSON;
 void cli_print_json(struct cJSON *o);
-/* Adds "moves" (standard notation) and "length" (in every metric) to o. */
-void cli_json_moves(struct cJSON *o, const qs_move *moves, int n);
-/* Adds "robot" (the plan in robot notation), "robot_moves", "turns",
- * "tilts", "full_regrips", "safe" (turns held by two stationary grippers) and "cost_ms" to JSON object o. */
-void cli_json_plan(struct cJSON *o, const robot_schedule *plan);
-
 /* Raised by SIGINT/SIGTERM once cli_install_signals has run; passed to the
  * solver as its cancel flag. */
 extern atomic_int cli_cancel;

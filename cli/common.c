@@ -397,31 +397,3 @@ char *cli_read_line(FILE *f, char **line, size_t *cap)
             (*line)[i] = 0x1a;
     return cli_strip(*line);
 }
-
-void cli_json_moves(cJSON *o, const qs_move *moves, int n)
-{
-    char text[QS_MAX_MOVES * 8];
-    if (qs_moves_format(moves, n, text, sizeof text) < 0)
-        text[0] = '\0';
-    cJSON_AddStringToObject(o, "moves", text);
-    cJSON *len = cJSON_AddObjectToObject(o, "length");
-    for (int m = 0; m < QS_PLAIN_METRICS; m++)
-        cJSON_AddNumberToObject(len, qs_metric_name((qs_metric)m),
-                                qs_moves_length(moves, n, (qs_metric)m));
-}
-
-void cli_json_plan(cJSON *o, const robot_schedule *plan)
-{
-    char text[ROBOT_MAX_STEPS * 20 + 1];
-    if (robot_steps_format(plan->steps, plan->n, text, sizeof text) < 0)
-        text[0] = '\0';
-    cJSON_AddStringToObject(o, "robot", text);
-    cJSON_AddNumberToObject(o, "robot_moves", plan->robot_moves);
-    cJSON_AddNumberToObject(o, "turns", plan->turns);
-    cJSON_AddNumberToObject(o, "tilts", plan->tilts);
-    cJSON_AddNumberToObject(o, "full_regrips", plan->full_regrips);
-    cJSON_AddNumberToObject(o, "safe", plan->safe);
-    cJSON_AddNumberToObject(o, "cost_ms",
-                            (double)(long long)(plan->cost_ms * 1000.0 + 0.5) /
-                                1000.0);
-}

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "qsservice.h"
 
 #include <cJSON.h>
 #include <stdlib.h>
@@ -171,8 +172,8 @@ static void print_json(const eval_ctx *c, const char *in,
         cJSON_AddStringToObject(e, "code", r->code);
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
-        cli_json_moves(o, r->moves, r->n);
-        cli_json_plan(o, &r->plan);
+        qsv_json_moves(o, r->moves, r->n, "length");
+        qsv_json_plan(o, &r->plan);
         cJSON_AddStringToObject(o, "profile", c->profile.name);
         cJSON_AddStringToObject(o, "objective", c->objective == ROBOT_OBJ_TIME
                                                     ? "time"

@@ -31,7 +31,6 @@ static void print_json(const char *in, const cli_tables *t,
 {
     qs_metric metric = t->metric;
     cJSON *o = cJSON_CreateObject();
-    char moves[QS_MAX_MOVES * 8];
     cJSON_AddStringToObject(o, "input", in);
     cJSON_AddBoolToObject(o, "ok", r->rc == QS_OK);
     if (r->rc != QS_OK) {
@@ -41,10 +40,10 @@ static void print_json(const char *in, const cli_tables *t,
         cJSON_AddStringToObject(e, "message", r->message);
     } else {
         const qs_solution *best = &r->sol[0];
-        cli_json_moves(o, best->moves, best->n);
+        qsv_json_moves(o, best->moves, best->n, "length");
         cJSON_AddStringToObject(o, "metric", qs_metric_name(metric));
         if (metric == QS_METRIC_ROBOT) {
-            cli_json_plan(o, &r->plan[0]);
+            qsv_json_plan(o, &r->plan[0]);
             cJSON_AddStringToObject(o, "profile", t->profile.name);
             cJSON_AddStringToObject(o, "objective",
                                     t->objective == ROBOT_OBJ_TIME ? "time"
@@ -62,12 +61,11 @@ static void print_json(const char *in, const cli_tables *t,
         cJSON *sols = cJSON_AddArrayToObject(o, "solutions");
         for (int i = 0; i < r->n; i++) {
             cJSON *s = cJSON_CreateObject();
-            qs_moves_format(r->sol[i].moves, r->sol[i].n, moves,
-                            sizeof moves);
-            cJSON_AddStringToObject(s, "moves", moves);
+            /* As the daemon lists solutions: "lengths" in every metric. */
+            qsv_json_moves(s, r->sol[i].moves, r->sol[i].n, "lengths");
             cJSON_AddNumberToObject(s, "length", r->sol[i].length);
             if (metric == QS_METRIC_ROBOT)
-                cli_json_plan(s, &r->plan[i]);
+                qsv_json_plan(s, &r->plan[i]);
             cJSON_AddItemToArray(sols, s);
         }
     }

@@ -235,6 +235,18 @@ int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
 
 /* ------------------------------------------------------------------ replies */
 
+struct cJSON;
+/* The JSON of a solution, written once for every output that shows one
+ * (the daemon's replies, the CLI's --json lines): adds "moves" (standard
+ * notation) and, under lengths_key, its length in every plain metric to
+ * object o. */
+void qsv_json_moves(struct cJSON *o, const qs_move *moves, int n,
+                    const char *lengths_key);
+/* Adds a robot plan's fields to object o: "robot" (robot notation),
+ * "robot_moves", "turns", "tilts", "full_regrips", "safe" (turns held by
+ * two stationary grippers) and "cost_ms" (rounded to microseconds). */
+void qsv_json_plan(struct cJSON *o, const robot_schedule *plan);
+
 /* The reply frames (JSON, NUL-terminated, malloc'ed: free with
  * qsv_free). id is the request's id as JSON text ("null" when unknown).
  * Return NULL only when out of memory. */

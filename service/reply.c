@@ -101,21 +101,22 @@ char *qsv_reply_error(const char *id, const qsv_failure *f)
     return finish(o);
 }
 
-static void add_solution(cJSON *arr, const qsv_solution *s)
+void qsv_json_moves(cJSON *o, const qs_move *moves, int n,
+                    const char *lengths_key)
 {
-    char text[ROBOT_MAX_STEPS * 20 + 1];
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return;
-    if (qs_moves_format(s->moves, s->n, text, sizeof text) < 0)
+    char text[QS_MAX_MOVES * 8];
+    if (qs_moves_format(moves, n, text, sizeof text) < 0)
         text[0] = '\0';
     cJSON_AddStringToObject(o, "moves", text);
-    cJSON_AddNumberToObject(o, "length", s->length);
-    cJSON *len = cJSON_AddObjectToObject(o, "lengths");
-    for (int m = 0; m < QS_PLAIN_METRICS; m++)
+    cJSON *len = cJSON_AddObjectToObject(o, lengths_key);
+    for (int m = 0; len && m < QS_PLAIN_METRICS; m++)
         cJSON_AddNumberToObject(len, qs_metric_name((qs_metric)m),
-                                qs_moves_length(s->moves, s->n, (qs_metric)m));
-    const robot_schedule *p = &s->plan;
+                                qs_moves_length(moves, n, (qs_metric)m));
+}
+
+void qsv_json_plan(cJSON *o, const robot_schedule *p)
+{
+    char text[ROBOT_MAX_STEPS * 20 + 1];
     if (robot_steps_format(p->steps, p->n, text, sizeof text) < 0)
         text[0] = '\0';
     cJSON_AddStringToObject(o, "robot", text);
@@ -125,6 +126,16 @@ static void add_solution(cJSON *arr, const qsv_solution *s)
     cJSON_AddNumberToObject(o, "full_regrips", p->full_regrips);
     cJSON_AddNumberToObject(o, "safe", p->safe);
     cJSON_AddNumberToObject(o, "cost_ms", round_us(p->cost_ms));
+}
+
+static void add_solution(cJSON *arr, const qsv_solution *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    qsv_json_moves(o, s->moves, s->n, "lengths");
+    cJSON_AddNumberToObject(o, "length", s->length);
+    qsv_json_plan(o, &s->plan);
     cJSON_AddItemToArray(arr, o);
 }
 
