@@ -56,8 +56,9 @@ int cmd_bench(int argc, char **argv)
 {
     qs_metric metric = QS_METRIC_HTM;
     qs_options o;
-    const char *file = NULL, *v;
+    const char *file = NULL, *v, *html = NULL;
     long limit = -1;
+    int shard_k = 0, shard_n = 1;
 
     qs_options_default(&o);
     o.threads = cli_online_cpus();
@@ -84,6 +85,10 @@ int cmd_bench(int argc, char **argv)
             t.optimal_quiet = 1;
         } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
             t.optimal_size = cli_parse_optimal_size("--table-size", v);
+        } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
+            cli_parse_shard("--shard", v, &shard_k, &shard_n);
+        } else if (cli_opt(argc, argv, &i, "--html", &v)) {
+            html = v;
         } else if (cli_opt(argc, argv, &i, "--limit", &v)) {
             limit = cli_parse_long("--limit", v, 1, 100000000L);
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -125,6 +130,15 @@ int cmd_bench(int argc, char **argv)
         fputs("quadsolve: out of memory\n", stderr);
         return CLI_EXIT_FAIL;
     }
+    /* --html: the run as one solver of a compare report, planned under
+     * the run's profile. */
+    cmp_data report;
+    cmp_data_init(&report, 1, 1);
+    report.profiles[0] = t.profile;
+    report.objective = t.objective;
+    snprintf(report.labels[0], sizeof report.labels[0], "quadsolve %s %d ms",
+             qs_metric_name(metric), o.time_ms);
+    long cube_no = -1;
 
     char *s;
     while ((limit < 0 || cubes < limit) && !atomic_load(&cli_cancel) &&
@@ -132,8 +146,22 @@ int cmd_bench(int argc, char **argv)
         line_no++;
         if (*s == '\0' || *s == '#')
             continue;
+        if (++cube_no % shard_n != shard_k)
+            continue;
         cubes++;
         cli_solve_input(&t, s, 0, &o, r);
+        if (html) {
+            qs_cube cube;
+            cmp_row *row = cmp_data_add_row(&report, (int)cube_no, s);
+            if (row && qs_cube_from_facelets(s, &cube, NULL, 0) == QS_OK) {
+                if (r->rc == QS_OK)
+                    cmp_measure(&report, &cube, r->sol[0].moves,
+                                r->sol[0].n, &row->e[0]);
+                else
+                    snprintf(row->e[0].error, sizeof row->e[0].error, "%.120s",
+                             r->message);
+            }
+        }
         if (r->rc != QS_OK) {
             failed++;
             printf("line %ld: %s: %s\n", line_no, cli_errcode(r->rc),
@@ -212,6 +240,17 @@ int cmd_bench(int argc, char **argv)
         print_histogram(hist, HIST - 1, mname);
     }
 
+    report.n_cubes = (int)(cube_no + 1);
+    if (html) {
+        char title[160];
+        snprintf(title, sizeof title, "quadsolve bench: %s, %d ms, %s",
+                 mname, o.time_ms, file);
+        if (cmp_report_html(&report, title, html) != 0) {
+            perror(html);
+            failed++;
+        }
+    }
+    cmp_data_free(&report);
     int interrupted = atomic_load(&cli_cancel);
     cli_tables_close(&t);
     free(times);

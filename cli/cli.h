@@ -38,6 +38,7 @@ int cmd_random(int argc, char **argv);
 int cmd_tables(int argc, char **argv);
 int cmd_evaluate(int argc, char **argv);
 int cmd_bench_server(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Prints the help text for every subcommand. */
 void cli_usage(FILE *out);
@@ -183,5 +184,92 @@ struct qsv_client;
 void cli_solve_remote(struct qsv_client *c, const cli_tables *t,
                       const char *input, int is_scramble, const qs_options *o,
                       cli_result *r);
+
+
+/* ------------------------------------------------- compare and reports */
+
+#define CMP_MAX_LABELS 16
+#define CMP_MAX_PROFILES 8
+
+/* One solver's solution of one cube, measured (compare_data.c). */
+typedef struct {
+    int ok;                 /* parsed and solves the cube */
+    char error[128];        /* why not, when !ok */
+    qs_move moves[QS_MAX_MOVES];
+    int n;
+    int len[QS_PLAIN_METRICS];   /* in each plain metric */
+    struct {
+        int robot_moves, tilts, full_regrips;
+        double cost_ms;
+    } robot[CMP_MAX_PROFILES];   /* its best execution per profile */
+} cmp_entry;
+
+typedef struct {
+    int cube;               /* 0-based number in the cube file */
+    char facelets[55];
+    cmp_entry e[CMP_MAX_LABELS];
+} cmp_row;
+
+/* Solutions of many cubes by several labelled solvers. */
+typedef struct {
+    int n_cubes;            /* cubes in the whole file (all shards) */
+    int n_labels, n_profiles;
+    char labels[CMP_MAX_LABELS][64];
+    robot_profile profiles[CMP_MAX_PROFILES];
+    robot_objective objective;   /* what the planner minimises */
+    robot_model model;
+    cmp_row *rows;          /* in cube order once complete */
+    int n_rows, cap_rows;
+} cmp_data;
+
+typedef struct {
+    int n;
+    double mean, median, p90, max, min;
+} cmp_stats;
+
+/* 0, or -1 when the counts are out of range. */
+int cmp_data_init(cmp_data *d, int n_labels, int n_profiles);
+void cmp_data_free(cmp_data *d);
+/* A new zeroed row, or NULL when out of memory. */
+cmp_row *cmp_data_add_row(cmp_data *d, int cube, const char *facelets);
+/* Checks that moves solve cube and measures them into e (lengths, robot
+ * plans replayed by robot_check under each profile); 0, or -1 with
+ * e->error. */
+int cmp_measure(const cmp_data *d, const qs_cube *cube, const qs_move *moves,
+                int n, cmp_entry *e);
+/* Parses one solution line (quadsolve text or --json output, plain face
+ * turns with an optional "(20f)" count, or a qphase robot-frame line) and
+ * measures it; a line that does not parse or does not solve the cube
+ * leaves e->ok 0 with the reason. line NULL: the file ended early. */
+void cmp_evaluate_line(const cmp_data *d, const qs_cube *cube,
+                       const char *line, cmp_entry *e);
+/* The JSON lines of `compare --json`: a header, then one per cube. */
+struct cJSON *cmp_header_json(const cmp_data *d, int shard_k, int shard_n);
+struct cJSON *cmp_row_json(const cmp_data *d, const cmp_row *r);
+/* Joins the `compare --json` outputs of shards into d (every cube once,
+ * the same labels and profiles everywhere); 0, or -1 with why. */
+int cmp_data_merge(cmp_data *d, char **files, int n_files, char *why,
+                   size_t len);
+/* Statistics over the solved cubes of a label: HTM length (profile < 0),
+ * else robot moves or (cost) cost_ms under the profile; 0 or -1. */
+int cmp_stats_of(const cmp_data *d, int label, int profile, int cost,
+                 cmp_stats *st);
+/* Writes the self-contained HTML report of d to path (title on top);
+ * 0, or -1 with errno. */
+int cmp_report_html(const cmp_data *d, const char *title, const char *path);
+
+/* Parses "K/N" (0 <= K < N) of --shard or exits with a usage error. */
+void cli_parse_shard(const char *opt, const char *s, int *k, int *n);
+
+/* Progress on stderr when it is a terminal: a bar with the count and an
+ * estimate of the time left; nothing otherwise. */
+typedef struct {
+    int enabled;
+    long total;
+    double start_ms, last_ms;
+} cli_progress_bar;
+void cli_progress_bar_start(cli_progress_bar *b, long total);
+void cli_progress_bar_update(cli_progress_bar *b, long done);
+void cli_progress_bar_end(cli_progress_bar *b);
 
 #endif

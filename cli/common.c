@@ -397,3 +397,53 @@ char *cli_read_line(FILE *f, char **line, size_t *cap)
             (*line)[i] = 0x1a;
     return cli_strip(*line);
 }
+
+void cli_parse_shard(const char *opt, const char *s, int *k, int *n)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != '/' || errno)
+        cli_usage_error("%s: '%s' is not K/N", opt, s);
+    const char *rest = end + 1;
+    long b = strtol(rest, &end, 10);
+    if (end == rest || *end != '\0' || errno || b < 1 || b > 1000000 ||
+        a < 0 || a >= b)
+        cli_usage_error("%s: '%s' is not K/N with 0 <= K < N", opt, s);
+    *k = (int)a;
+    *n = (int)b;
+}
+
+void cli_progress_bar_start(cli_progress_bar *b, long total)
+{
+    b->enabled = isatty(STDERR_FILENO) && total > 0;
+    b->total = total;
+    b->start_ms = b->last_ms = cli_now_ms();
+}
+
+void cli_progress_bar_update(cli_progress_bar *b, long done)
+{
+    double now = cli_now_ms();
+    /* A few redraws a second: the bar must not cost what it measures. */
+    if (!b->enabled || (now - b->last_ms < 200 && done < b->total))
+        return;
+    b->last_ms = now;
+    enum { WIDTH = 30 };
+    int fill = (int)(WIDTH * done / b->total);
+    double left_s = done > 0 ? (now - b->start_ms) / 1000.0 *
+                                   (double)(b->total - done) / (double)done
+                             : 0;
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = '\0';
+    fprintf(stderr, "\r[%s] %ld/%ld, %.0f s left   ", bar, done, b->total,
+            left_s);
+    fflush(stderr);
+}
+
+void cli_progress_bar_end(cli_progress_bar *b)
+{
+    if (b->enabled)
+        fputs("\r\033[K", stderr);
+}

@@ -1,6 +1,7 @@
 /*
  * main.c - entry point of the quadsolve command-line tool: dispatches to
- * the subcommands (solve, bench, random, tables, evaluate) and prints
+ * the subcommands (solve, bench, random, tables, evaluate, compare) and
+ * prints
  * help and version. Exit status 0 means success, 1 a failed input or
  * check, 2 a usage error, 130 an interrupt.
  */
@@ -53,6 +54,7 @@ void cli_usage(FILE *out)
         "                       (about a minute); small is for small\n"
         "                       machines and much slower\n"
         "    --json             one JSON object per input\n"
+        "    --shard K/N        only every N-th input from the K-th (0-based)\n"
         "    --scramble MOVES   solve the cube MOVES produce, e.g.\n"
         "                       \"R U2 F' (U D')\" (may be repeated)\n"
         "\n"
@@ -62,6 +64,9 @@ void cli_usage(FILE *out)
         "  and prints failures, lengths, times and the length distribution.\n"
         "    --metric M, --time-ms T, --max-len L, --threads N  as for solve\n"
         "    --limit K          only the first K cubes\n"
+        "    --shard K/N        only every N-th cube from the K-th (0-based)\n"
+        "    --html OUT         also write the HTML report of the run\n"
+        "                       (as compare --html draws it)\n"
         "\n"
         "quadsolve bench-server FILE [OPTIONS]\n"
         "  Solves the cubes of FILE through a quadsolved daemon with N\n"
@@ -105,6 +110,25 @@ void cli_usage(FILE *out)
         "                       notation (another solver's); it is checked\n"
         "                       as written and its turns planned again\n"
         "    --json             one JSON object per input\n"
+        "\n"
+        "quadsolve compare CUBES LABEL=FILE... [OPTIONS]\n"
+        "quadsolve compare --merge FILE... [--json|--csv] [--html OUT]\n"
+        "  Compares solutions of the cubes of CUBES (one facelet string per\n"
+        "  line) by several solvers: each FILE has one line per cube, in\n"
+        "  quadsolve's output (text or --json), plain face turns (an\n"
+        "  optional count like \"(20f)\" is ignored) or qphase's robot-frame\n"
+        "  lines. Every solution is applied to its cube and planned for the\n"
+        "  robot; a wrong one is reported by file and line, not counted.\n"
+        "    --profile NAME|PATH  plan under this profile (repeatable;\n"
+        "                       default: default)\n"
+        "    --objective moves|time  what the planner minimises\n"
+        "    --json | --csv     per cube, instead of the summary\n"
+        "    --html OUT         also write a self-contained HTML report\n"
+        "    --title TEXT       the report's title\n"
+        "    --shard K/N        only every N-th cube from the K-th (0-based);\n"
+        "                       join the --json outputs with --merge\n"
+        "    --shard-input LABEL  LABEL's file holds only this shard's\n"
+        "                       lines (solve --shard K/N output)\n"
         "\n"
         "quadsolve --server ENDPOINT [SOLVE OPTIONS] [FACELETS...]\n"
         "  Short for 'quadsolve solve --server ENDPOINT ...'.\n"
@@ -160,5 +184,7 @@ int main(int argc, char **argv)
         return cmd_tables(argc - 1, argv + 1);
     if (strcmp(cmd, "evaluate") == 0)
         return cmd_evaluate(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 1, argv + 1);
     cli_usage_error("unknown command '%s'", cmd);
 }

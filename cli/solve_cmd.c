@@ -108,7 +108,7 @@ int cmd_solve(int argc, char **argv)
 {
     qs_metric metric = QS_METRIC_HTM;
     qs_options o;
-    int json = 0, n_inputs = 0, failures = 0;
+    int json = 0, n_inputs = 0, failures = 0, shard_k = 0, shard_n = 1;
     const char *v, *endpoint = NULL, *curve_server = NULL,
                    *curve_key = NULL;
     qsv_client *server = NULL;
@@ -155,6 +155,8 @@ int cmd_solve(int argc, char **argv)
             curve_server = v;
         } else if (cli_opt(argc, argv, &i, "--curve-key", &v)) {
             curve_key = v;
+        } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
+            cli_parse_shard("--shard", v, &shard_k, &shard_n);
         } else if (cli_opt(argc, argv, &i, "--scramble", &v)) {
             inputs[n_inputs].text = v;
             inputs[n_inputs++].is_scramble = 1;
@@ -227,16 +229,21 @@ int cmd_solve(int argc, char **argv)
     cli_install_signals();
 
     if (n_inputs > 0) {
-        for (int i = 0; i < n_inputs && !atomic_load(&cli_cancel); i++)
+        for (int i = shard_k; i < n_inputs && !atomic_load(&cli_cancel);
+             i += shard_n)
             failures += !handle(&t, server, inputs[i].text, inputs[i].is_scramble,
                                 &o, json, r);
     } else {
         char *line = NULL;
         size_t cap = 0;
         char *text;
+        long line_no = 0;
+        /* --shard counts every input line, so the shards of one file
+         * split it exactly, whatever the lines hold. */
         while (!atomic_load(&cli_cancel) &&
                (text = cli_read_line(stdin, &line, &cap)) != NULL)
-            failures += !handle(&t, server, text, 0, &o, json, r);
+            if (line_no++ % shard_n == shard_k)
+                failures += !handle(&t, server, text, 0, &o, json, r);
         free(line);
     }
 

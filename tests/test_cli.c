@@ -6,6 +6,8 @@
  */
 #include "testutil.h"
 
+#include "robot.h"
+
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -416,6 +418,218 @@ static void test_robot_metric(void **state)
     free(out);
 }
 
+/* Runs a shell command; returns its exit status and its standard output
+ * and error together (caller frees). */
+static int run_sh(const char *cmd, char **out)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "( %s ) 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += got;
+        if (len + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    int status = pclose(p);
+    *out = buf;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Our robot plan written as qphase prints one: every step a name and its
+ * parallel regrips in brackets ("g" for regrips alone), then its count. */
+static void to_qphase(const char *robot, int count, char *out, size_t len)
+{
+    robot_step steps[ROBOT_MAX_STEPS];
+    int n = robot_steps_parse(robot, steps, ROBOT_MAX_STEPS, NULL, 0);
+    assert_true(n >= 0);
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char one[64], name[64] = "g", regrips[64] = "";
+        robot_steps_format(&steps[i], 1, one, sizeof one);
+        /* "X+rA+rB" or "rA+rB": '+' separates regrips from the name. */
+        char *plus = strchr(one, '+');
+        if (one[0] == 'r' && one[1] != '\0' && strchr("RLFB", one[1]) &&
+            (one[2] == '\0' || one[2] == '+')) {
+            snprintf(regrips, sizeof regrips, "%s", one);
+        } else if (plus) {
+            *plus = '\0';
+            snprintf(name, sizeof name, "%s", one);
+            snprintf(regrips, sizeof regrips, "%s", plus + 1);
+        } else {
+            snprintf(name, sizeof name, "%s", one);
+        }
+        for (char *c = regrips; *c; c++)
+            if (*c == '+')
+                *c = ' ';
+        used += (size_t)snprintf(out + used, len - used, "%s [%s] ", name,
+                                 regrips);
+    }
+    snprintf(out + used, len - used, "{%d | 0.0}", count);
+}
+
+static void test_compare_formats(void **state)
+{
+    (void)state;
+    char *out, cmd[2048], cubes[3][60];
+    char dir[] = "/tmp/qs-compare.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "'%s' random 3 --seed 5 > %s/cubes", cli(), dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --metric robot --json --time-ms 20 < %s/cubes > "
+             "%s/robot.json",
+             cli(), dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/cubes", dir);
+    FILE *f = fopen(cmd, "r");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fscanf(f, "%59s", cubes[i]), 1);
+    fclose(f);
+
+    /* Plain face turns: line 1 with a count as some solvers print it,
+     * line 2 a sequence that does not solve its cube, line 3 garbage. */
+    snprintf(cmd, sizeof cmd, "'%s' solve --time-ms 20 < %s/cubes", cli(),
+             dir);
+    assert_int_equal(run_sh(cmd, &out), 0);
+    char *lines[4];
+    assert_int_equal(lines_of(out, lines, 4), 3);
+    char plain[4096];
+    snprintf(plain, sizeof plain, "%s (%df)\nR U R'\nR X2\n", lines[0],
+             (int)(strlen(lines[0]) + 2) / 3);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/plain.txt", dir);
+    write_file(cmd, plain);
+
+    /* qphase's lines, made from our own robot plans. */
+    snprintf(cmd, sizeof cmd, "%s/robot.json", dir);
+    f = fopen(cmd, "r");
+    char json[8192], qp[8192] = "";
+    size_t used = 0;
+    qs_move first_moves[3][QS_MAX_MOVES];
+    int first_n[3];
+    for (int i = 0; i < 3; i++) {
+        assert_non_null(fgets(json, sizeof json, f));
+        cJSON *o = cJSON_Parse(json);
+        char line[4096];
+        to_qphase(cJSON_GetObjectItem(o, "robot")->valuestring,
+                  cJSON_GetObjectItem(o, "robot_moves")->valueint, line,
+                  sizeof line);
+        first_n[i] = qs_moves_parse(
+            cJSON_GetObjectItem(o, "moves")->valuestring, first_moves[i],
+            QS_MAX_MOVES, NULL, 0);
+        used += (size_t)snprintf(qp + used, sizeof qp - used, "%s\n", line);
+        cJSON_Delete(o);
+    }
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s/qphase.txt", dir);
+    write_file(cmd, qp);
+
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json plain=plain.txt "
+             "qphase=qphase.txt --json > out.json",
+             dir, cli());
+    int rc = run_sh(cmd, &out);
+    if (rc != 1 || !strstr(out, "plain.txt line 2"))
+        print_message("compare said: %s\n", out);
+    assert_int_equal(rc, 1); /* two plain lines were wrong */
+    assert_non_null(strstr(out, "plain: plain.txt line 2: does not solve "
+                                "the cube"));
+    assert_non_null(strstr(out, "plain: plain.txt line 3: "));
+    assert_null(strstr(out, "line 1:"));
+    assert_null(strstr(out, "ours:"));
+    assert_null(strstr(out, "qphase:"));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s/out.json", dir);
+    f = fopen(cmd, "r");
+    assert_non_null(fgets(json, sizeof json, f));
+    cJSON *h = cJSON_GetObjectItem(cJSON_Parse(json), "compare");
+    assert_non_null(h);
+    assert_int_equal(cJSON_GetObjectItem(h, "cubes")->valueint, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_non_null(fgets(json, sizeof json, f));
+        cJSON *o = cJSON_Parse(json);
+        assert_string_equal(cJSON_GetObjectItem(o, "facelets")->valuestring,
+                            cubes[i]);
+        cJSON *sols = cJSON_GetObjectItem(o, "solutions");
+        cJSON *ours = cJSON_GetObjectItem(sols, "ours");
+        cJSON *pl = cJSON_GetObjectItem(sols, "plain");
+        cJSON *q = cJSON_GetObjectItem(sols, "qphase");
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ours, "ok")));
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(q, "ok")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(pl, "ok")), i == 0);
+        /* The qphase line replays to the very turns of our plan, and its
+         * plan is no longer than ours. */
+        qs_move m[QS_MAX_MOVES];
+        int n = qs_moves_parse(cJSON_GetObjectItem(q, "moves")->valuestring,
+                               m, QS_MAX_MOVES, NULL, 0);
+        assert_int_equal(n, first_n[i]);
+        assert_memory_equal(m, first_moves[i], (size_t)n);
+        cJSON *qr = cJSON_GetObjectItem(cJSON_GetObjectItem(q, "robot"),
+                                        "default");
+        cJSON *orr = cJSON_GetObjectItem(cJSON_GetObjectItem(ours, "robot"),
+                                         "default");
+        assert_true(cJSON_GetObjectItem(qr, "robot_moves")->valueint <=
+                    cJSON_GetObjectItem(orr, "robot_moves")->valueint);
+        cJSON_Delete(o);
+    }
+    fclose(f);
+
+    /* Shards: each takes its cubes, and merged they are the whole run,
+     * line for line; a missing or repeated shard is refused. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && for k in 0 1; do '%s' compare cubes ours=robot.json "
+             "qphase=qphase.txt --json --shard $k/2 > s$k.json || exit 1; "
+             "done && '%s' compare cubes ours=robot.json qphase=qphase.txt "
+             "--json > all.json && '%s' compare --merge s1.json s0.json "
+             "--json > merged.json && cmp all.json merged.json",
+             dir, cli(), cli(), cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s' compare --merge s0.json", dir,
+             cli());
+    assert_int_equal(run_sh(cmd, &out), 1);
+    assert_non_null(strstr(out, "cube 2 is missing"));
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare --merge s0.json s1.json s0.json", dir,
+             cli());
+    assert_int_equal(run_sh(cmd, &out), 1);
+    assert_non_null(strstr(out, "appears twice"));
+    free(out);
+
+    /* CSV: a header and a row per solution and profile. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json --csv --profile "
+             "default --profile lego",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_int_equal(lines_of(out, lines, 4), 4);
+    assert_string_equal(lines[0], "cube,label,ok,error,htm,qtm,axht,axqt,"
+                                  "profile,robot_moves,tilts,full_regrips,"
+                                  "cost_ms");
+    assert_non_null(strstr(lines[1], ",default,"));
+    assert_non_null(strstr(lines[2], ",lego,"));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),
         cmocka_unit_test(test_optimal_all),
+        cmocka_unit_test(test_compare_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# test_compare.sh - `quadsolve compare` at scale and in a browser
+# (cli/compare_cmd.c, compare_data.c, report.c; contrib/slurm and
+# contrib/parallel): a study split into shards by GNU parallel and by the
+# Slurm array script's body (its array variables set by hand) merges into
+# exactly the unsharded result, and the HTML report renders in headless
+# Chromium with the plots it should have. Needs QUADSOLVE_CLI, GNU
+# parallel and chromium (scripts/deps.sh installs them).
+set -euo pipefail
+
+qs=${QUADSOLVE_CLI:?QUADSOLVE_CLI is not set}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+for tool in parallel chromium python3; do
+    command -v "$tool" >/dev/null ||
+        { echo "FAIL: $tool is not installed (scripts/deps.sh)"; exit 1; }
+done
+tmp=$(mktemp -d /tmp/qs-test-compare.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$qs" random 12 --seed 31 >"$tmp/cubes"
+# One thread and a length limit: the first solution of a single-threaded
+# search is the same in every run, so shards and the whole run agree.
+export SOLVE_ARGS="--threads 1 --max-len 30 --time-ms 0"
+export SLURM_CPUS_PER_TASK=1
+export QUADSOLVE="$qs"
+"$qs" solve --metric axht --threads 1 --max-len 30 --time-ms 0 \
+    <"$tmp/cubes" >"$tmp/axht.txt"
+
+# The whole study in one run, as the shards do it.
+"$qs" solve $SOLVE_ARGS <"$tmp/cubes" >"$tmp/solve-all.txt"
+"$qs" compare "$tmp/cubes" quadsolve="$tmp/solve-all.txt" \
+    axht="$tmp/axht.txt" --json >"$tmp/all.json"
+
+# GNU parallel, 3 shards.
+bash "$src/contrib/parallel/compare-parallel.sh" "$tmp/cubes" "$tmp/par" 3 \
+    axht="$tmp/axht.txt" >/dev/null
+cmp "$tmp/all.json" "$tmp/par/result.json" ||
+    fail "GNU parallel shards merged differ from the whole run"
+[ -s "$tmp/par/report.html" ] || fail "no report from the parallel run"
+
+# The Slurm array script's body, 2 tasks run by hand.
+for k in 0 1; do
+    SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_COUNT=2 \
+        bash "$src/contrib/slurm/compare-array.sh" "$tmp/cubes" "$tmp/slurm" \
+        axht="$tmp/axht.txt"
+done
+"$qs" compare --merge "$tmp/slurm/compare-1.json" "$tmp/slurm/compare-0.json" \
+    --json >"$tmp/slurm.json"
+cmp "$tmp/all.json" "$tmp/slurm.json" ||
+    fail "Slurm shards merged differ from the whole run"
+if SLURM_ARRAY_TASK_COUNT=2 bash "$src/contrib/slurm/compare-array.sh" \
+    "$tmp/cubes" "$tmp/x" 2>/dev/null; then
+    fail "the Slurm body ran without SLURM_ARRAY_TASK_ID"
+fi
+
+# The report in a real browser: it loads, and its DOM has the bars,
+# points and timeline operations the data calls for.
+"$qs" compare "$tmp/cubes" quadsolve="$tmp/solve-all.txt" \
+    axht="$tmp/axht.txt" --profile default --profile servo --json \
+    --html "$tmp/report.html" >"$tmp/report.json"
+browser=(chromium --headless --no-sandbox --disable-gpu --disable-quic
+    --no-first-run --disable-background-networking
+    --disable-component-update --disable-sync
+    --user-data-dir="$tmp/chromium")
+"${browser[@]}" --dump-dom "file://$tmp/report.html" >"$tmp/dom.html" \
+    2>"$tmp/chromium.log" || fail "chromium could not load the report"
+"${browser[@]}" --screenshot="$tmp/report.png" --window-size=1000,1800 \
+    "file://$tmp/report.html" >/dev/null 2>>"$tmp/chromium.log" ||
+    fail "chromium could not take a screenshot"
+[ -s "$tmp/report.png" ] || fail "empty screenshot"
+python3 - "$tmp/report.json" "$tmp/dom.html" <<'PY'
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+dom = open(sys.argv[2]).read()
+labels = ["quadsolve", "axht"]
+profiles = ["default", "servo"]
+def count(cls):
+    return len(re.findall(r'class="%s"' % cls, dom))
+# Histograms: per profile, one bar per solver and robot-move count in the
+# range seen.
+want_bars = 0
+for p in profiles:
+    moves = [r["solutions"][l]["robot"][p]["robot_moves"]
+             for r in rows for l in labels if r["solutions"][l]["ok"]]
+    want_bars += (max(moves) - min(moves) + 1) * len(labels)
+# Scatter: a point per solved cube and solver, per profile.
+want_points = sum(1 for r in rows for l in labels
+                  if r["solutions"][l]["ok"]) * len(profiles)
+got = (count("bar"), count("point"))
+assert got == (want_bars, want_points), (got, want_bars, want_points)
+assert count("hist") == 2 and count("scatter") == 2, "plots missing"
+# Timelines: the median and the slowest cube of each solver.
+assert 2 <= count("gantt") <= 4, count("gantt")
+assert count("gantt-op") > 40, count("gantt-op")
+assert "<h1>quadsolve compare</h1>" in dom
+PY
+echo "test_compare: shards (GNU parallel, Slurm body) merge to the whole run;"
+echo "test_compare: the report renders in chromium with every plot"
