@@ -227,7 +227,10 @@ static int open_checked(const char *path, const qtab_file_desc *expect,
                         qtab_file_header *h, int *fd_out)
 {
     *fd_out = -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO (or a device) would otherwise wait for a
+     * writer forever; whatever is not a regular file is refused below,
+     * and on a regular file the flag changes nothing. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return errno == ENOENT ? QTAB_ERR_NOT_FOUND : QTAB_ERR_IO;
     struct stat st;
