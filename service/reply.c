@@ -207,6 +207,23 @@ static double get_number(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
 }
 
+/* A node count: absent is 0; present, a whole number in [0, 2^53] (what
+ * a double holds exactly), else -1. Converting anything else to uint64_t
+ * would be undefined (a peer may send -1, 1e30 or 1e400). */
+static int get_nodes(const cJSON *o, const char *key, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = 0;
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+        v->valuedouble > 9007199254740992.0 ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
 static int parse_solution(const cJSON *o, qsv_solution *s, qsv_failure *f)
 {
     char detail[160];
@@ -271,9 +288,11 @@ static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
     res->solve_ms = get_number(st, "solve_ms");
     res->queue_ms = get_number(st, "queue_ms");
     res->stats.first_ms = get_number(st, "first_ms");
-    res->stats.phase1_nodes = (uint64_t)get_number(st, "phase1_nodes");
-    res->stats.phase2_nodes = (uint64_t)get_number(st, "phase2_nodes");
-    res->stats.phase2_searches = (uint64_t)get_number(st, "phase2_searches");
+    if (get_nodes(st, "phase1_nodes", &res->stats.phase1_nodes) ||
+        get_nodes(st, "phase2_nodes", &res->stats.phase2_nodes) ||
+        get_nodes(st, "phase2_searches", &res->stats.phase2_searches))
+        return bad(f, "a node count in 'stats' is not a whole number in "
+                      "[0, 2^53]");
     return QSV_OK;
 }
 
@@ -281,15 +300,14 @@ static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
  * finished length (depth, found, nodes). */
 static int parse_progress(const cJSON *root, qsv_progress *p, qsv_failure *f)
 {
-    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    p->solution = NULL;
     p->best = get_count(root, "best");
     p->depth = get_count(root, "depth");
     p->found = p->depth >= 0 ? get_count(root, "found") : 0;
-    p->nodes = cJSON_IsNumber(nodes) && nodes->valuedouble >= 0
-                   ? (uint64_t)nodes->valuedouble
-                   : 0;
+    if (get_nodes(root, "nodes", &p->nodes))
+        return bad(f, "a progress event's 'nodes' is not a whole number in "
+                      "[0, 2^53]");
     p->elapsed_ms = get_number(root, "elapsed_ms");
-    p->solution = NULL;
     if ((p->best < 0) == (p->depth < 0) || p->found < 0)
         return bad(f, "a progress event needs either 'best' or 'depth' "
                       "with 'found'");

@@ -404,7 +404,9 @@ int qsv_request_to_json(const qsv_request *r, char *out, size_t out_len)
             cJSON_AddNumberToObject(o, "time_ms", r->time_ms);
         if (r->max_len >= 0)
             cJSON_AddNumberToObject(o, "max_len", r->max_len);
-        if (r->solutions != 1)
+        /* With `all`, an absent count means QSV_MAX_SOLUTIONS, so the
+         * count goes out whenever it is not what the parser assumes. */
+        if (r->solutions != 1 || r->all)
             cJSON_AddNumberToObject(o, "solutions", r->solutions);
         if (r->deadline_ms > 0)
             cJSON_AddNumberToObject(o, "deadline_ms", r->deadline_ms);

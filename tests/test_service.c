@@ -1,0 +1,137 @@
+/*
+ * test_service.c - the service library's parsing and printing without a
+ * daemon (service/request.c, reply.c): requests survive a round trip
+ * through their JSON, and replies from a hostile peer are refused with
+ * PROTOCOL rather than read into undefined values. The daemon around
+ * them is tested in test_daemon.
+ */
+#include "testutil.h"
+
+#include "qsservice.h"
+
+static int parse_text(const char *json, qsv_request *r, qsv_failure *f)
+{
+    return qsv_request_parse(json, strlen(json), r, f);
+}
+
+/* A request printed and parsed again is the same request. */
+static void assert_round_trip(const qsv_request *r)
+{
+    char text[4096];
+    qsv_request back;
+    qsv_failure f;
+    assert_true(qsv_request_to_json(r, text, sizeof text) > 0);
+    if (parse_text(text, &back, &f) != QSV_OK)
+        fail_msg("%s does not parse: %s", text, f.message);
+    assert_string_equal(back.id, r->id);
+    assert_int_equal(back.op, r->op);
+    assert_string_equal(back.cube, r->cube);
+    assert_int_equal(back.is_scramble, r->is_scramble);
+    assert_int_equal(back.metric, r->metric);
+    assert_int_equal(back.time_ms, r->time_ms);
+    assert_int_equal(back.max_len, r->max_len);
+    assert_int_equal(back.solutions, r->solutions);
+    assert_int_equal(back.optimal, r->optimal);
+    assert_int_equal(back.all, r->all);
+    assert_int_equal(back.objective, r->objective);
+    assert_string_equal(back.profile.name, r->profile.name);
+}
+
+static void test_request_round_trip(void **state)
+{
+    (void)state;
+    qsv_request r;
+    qsv_request_init(&r);
+    strcpy(r.id, "\"a1\"");
+    strcpy(r.cube, "R U R' U'");
+    r.is_scramble = 1;
+    r.metric = QS_METRIC_HTM;
+    assert_round_trip(&r);
+
+    /* Issue 15, item 6: one optimal solution of `all` came back as 16,
+     * the parser's default for `all` without a count. */
+    r.optimal = 1;
+    r.all = 1;
+    r.solutions = 1;
+    assert_round_trip(&r);
+    r.solutions = 5;
+    assert_round_trip(&r);
+
+    qsv_request_init(&r);
+    strcpy(r.id, "7");
+    strcpy(r.cube, "F2 B");
+    r.is_scramble = 1;
+    r.metric = QS_METRIC_ROBOT;
+    r.time_ms = 250;
+    r.max_len = 21;
+    r.solutions = 3;
+    r.objective = ROBOT_OBJ_TIME;
+    assert_int_equal(robot_profile_builtin("lego", &r.profile), ROBOT_OK);
+    assert_round_trip(&r);
+}
+
+/* A result reply with its stats replaced by `stats`. */
+static int parse_result_with(const char *stats, qsv_failure *f)
+{
+    static qsv_result res;
+    char frame[2048];
+    snprintf(frame, sizeof frame,
+             "{\"id\":1,\"type\":\"result\",\"metric\":\"htm\","
+             "\"profile\":\"default\",\"objective\":\"moves\","
+             "\"solutions\":[{\"moves\":\"R\",\"length\":1,\"robot\":\"R\","
+             "\"robot_moves\":1,\"turns\":1,\"tilts\":0,\"full_regrips\":0,"
+             "\"safe\":1,\"cost_ms\":100}],\"stats\":{%s}}",
+             stats);
+    qsv_reply_type type;
+    char id[QSV_MAX_ID + 1];
+    return qsv_reply_parse(frame, strlen(frame), &type, id, &res, NULL, f);
+}
+
+static int parse_progress_with(const char *nodes, qsv_failure *f)
+{
+    char frame[512];
+    snprintf(frame, sizeof frame,
+             "{\"id\":1,\"type\":\"progress\",\"depth\":17,\"found\":0,"
+             "\"nodes\":%s,\"elapsed_ms\":5}",
+             nodes);
+    qsv_reply_type type;
+    char id[QSV_MAX_ID + 1];
+    qsv_progress p;
+    int rc = qsv_reply_parse(frame, strlen(frame), &type, id, NULL, &p, f);
+    assert_null(p.solution);
+    return rc;
+}
+
+static void test_reply_counts_from_a_peer(void **state)
+{
+    (void)state;
+    qsv_failure f;
+    assert_int_equal(parse_result_with("\"phase1_nodes\":123456789012,"
+                                       "\"phase2_nodes\":0",
+                                       &f),
+                     QSV_OK);
+    assert_int_equal(parse_result_with("", &f), QSV_OK); /* absent: 0 */
+    /* Issue 15, item 7: converting these to uint64_t was undefined. */
+    static const char *const bad[] = {"-1", "1e30", "1e400", "-1e400",
+                                      "2.5", "\"7\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char stats[64];
+        snprintf(stats, sizeof stats, "\"phase1_nodes\":%s", bad[i]);
+        assert_int_equal(parse_result_with(stats, &f), QSV_ERR_PROTOCOL);
+        assert_non_null(strstr(f.message, "node count"));
+        snprintf(stats, sizeof stats, "\"phase2_searches\":%s", bad[i]);
+        assert_int_equal(parse_result_with(stats, &f), QSV_ERR_PROTOCOL);
+        assert_int_equal(parse_progress_with(bad[i], &f), QSV_ERR_PROTOCOL);
+        assert_non_null(strstr(f.message, "'nodes'"));
+    }
+    assert_int_equal(parse_progress_with("4096", &f), QSV_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_request_round_trip),
+        cmocka_unit_test(test_reply_counts_from_a_peer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
