@@ -79,7 +79,7 @@ int cmd_bench(int argc, char **argv)
                             ? -1
                             : (int)cli_parse_long("--max-len", v, 0, 1000);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
-            o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
+            o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
         } else if (strcmp(a, "--optimal") == 0) {
             t.optimal = 1;
             t.optimal_quiet = 1;

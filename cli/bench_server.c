@@ -126,7 +126,7 @@ int cmd_bench_server(int argc, char **argv)
         } else if (cli_opt(argc, argv, &i, "--limit", &v)) {
             limit = (int)cli_parse_long("--limit", v, 1, 1000000);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
-            threads = (int)cli_parse_long("--threads", v, 1, 1024);
+            threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
         } else if (strcmp(argv[i], "--compare") == 0) {
             compare = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

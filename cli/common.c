@@ -70,7 +70,7 @@ qs_metric cli_parse_metric(const char *opt, const char *s)
 {
     int m = qs_metric_parse(s);
     if (m < 0)
-        cli_usage_error("%s: unknown metric '%s' (htm, qtm, axht or axqt)",
+        cli_usage_error("%s: unknown metric '%s' (htm, qtm, axht, axqt or robot)",
                         opt, s);
     return (qs_metric)m;
 }
@@ -88,7 +88,7 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
 int cli_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+    return n < 1 ? 1 : n > QS_MAX_THREADS ? QS_MAX_THREADS : (int)n;
 }
 
 double cli_now_ms(void)

@@ -31,7 +31,17 @@ static void print_json(const char *in, const cli_tables *t,
 {
     qs_metric metric = t->metric;
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "input", in);
+    /* The input as given when it is UTF-8; quoted byte by byte when not,
+     * so the line stays valid JSON text. */
+    size_t in_len = strlen(in);
+    char *quoted = NULL;
+    if (qsv_utf8_check(in, in_len) < in_len) {
+        quoted = malloc(in_len * 4 + 4);
+        if (quoted)
+            qs_text_quote(in, in_len, quoted, in_len * 4 + 4);
+    }
+    cJSON_AddStringToObject(o, "input", quoted ? quoted : in);
+    free(quoted);
     cJSON_AddBoolToObject(o, "ok", r->rc == QS_OK);
     if (r->rc != QS_OK) {
         cJSON *e = cJSON_AddObjectToObject(o, "error");
@@ -148,7 +158,7 @@ int cmd_solve(int argc, char **argv)
             o.solutions =
                 (int)cli_parse_long("--solutions", v, 1, CLI_MAX_SOLUTIONS);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
-            o.threads = (int)cli_parse_long("--threads", v, 1, 1024);
+            o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
         } else if (cli_opt(argc, argv, &i, "--server", &v)) {
             endpoint = v;
         } else if (cli_opt(argc, argv, &i, "--curve-server", &v)) {

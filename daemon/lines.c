@@ -37,6 +37,11 @@ static int read_word(char *out, size_t cap, int *truncated)
     if (c == EOF)
         return 0;
     do {
+        /* A NUL would end the word early and leave a prefix to be
+         * solved: it is kept as 0x1a, which no command or cube contains,
+         * so the word is refused as a whole. */
+        if (c == '\0')
+            c = 0x1a;
         if (n + 1 < cap)
             out[n++] = (char)c;
         else
@@ -153,9 +158,10 @@ int qsd_lines(const qsd_config *cfg)
             qs_cube_to_facelets(&c, req->cube);
             printf("%s\n", req->cube);
         } else {
-            printf("Error. Unknown command '%.40s' (solve FACECUBE, "
+            char shown[64];
+            printf("Error. Unknown command '%s' (solve FACECUBE, "
                    "scramble).\n",
-                   word);
+                   qs_text_quote(word, strlen(word), shown, sizeof shown));
             continue;
         }
         qsv_failure f = {0, "", ""};

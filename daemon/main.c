@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--metrics") == 0) {
             parse_metrics(VALUE(), cfg.metrics);
         } else if (strcmp(a, "--threads") == 0) {
-            cfg.threads = (int)parse_long(a, VALUE(), 1, 256);
+            cfg.threads = (int)parse_long(a, VALUE(), 1, QS_MAX_THREADS);
         } else if (strcmp(a, "--workers") == 0) {
             cfg.workers = (int)parse_long(a, VALUE(), 1, 64);
         } else if (strcmp(a, "--queue") == 0) {

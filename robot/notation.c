@@ -139,10 +139,10 @@ int robot_steps_parse(const char *text, robot_step *steps, int max,
         robot_step s;
         const char *why = read_step(p, end, &s);
         if (why) {
-            int len = (int)(end - p);
+            char shown[48];
+            qs_text_quote(p, (size_t)(end - p), shown, sizeof shown);
             robot_set_detail(detail, detail_len,
-                       "bad step \"%.*s%s\" at column %d: %s",
-                       len > 32 ? 32 : len, p, len > 32 ? "..." : "",
+                       "bad step \"%s\" at column %d: %s", shown,
                        (int)(p - text) + 1, why);
             return ROBOT_ERR_SYNTAX;
         }

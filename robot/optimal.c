@@ -617,7 +617,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
 {
     if (!t || !rm || !prof || !c || !o || !out)
         return ROBOT_ERR_ARGUMENT;
-    if (o->threads < 1 || o->threads > 256 || o->max_len < -1 ||
+    if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->max_len < -1 ||
         o->max_len > QS_MAX_MOVES)
         return ROBOT_ERR_ARGUMENT;
     if (qs_tables_metric(t) != QS_METRIC_ROBOT || !t->rphase1)

@@ -913,7 +913,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
 {
     if (!t || !rm || !prof || !c || !o || !out || max_out < 1 || !n_out)
         return ROBOT_ERR_ARGUMENT;
-    if (o->threads < 1 || o->threads > 256 || o->time_ms < 0 ||
+    if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->time_ms < 0 ||
         o->solutions < 1 || o->max_len < -1 || o->max_len > QS_MAX_MOVES ||
         (o->objective != ROBOT_OBJ_MOVES && o->objective != ROBOT_OBJ_TIME))
         return ROBOT_ERR_ARGUMENT;

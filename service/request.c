@@ -102,6 +102,76 @@ static int parse_int(const cJSON *item, long min, long max, int *out,
     return QSV_OK;
 }
 
+/* A name from the request as a message may show it: printable ASCII,
+ * anything else escaped, truncated whole (qs_text_quote). */
+static const char *quote(const char *s, char *buf, size_t len)
+{
+    return qs_text_quote(s ? s : "", s ? strlen(s) : 0, buf, len);
+}
+
+/* Offset of the first "\u0000" escape inside a JSON string of frame, or
+ * len when there is none. An escaped backslash before a 'u' is no
+ * escape, so strings are walked escape by escape. */
+static size_t escaped_nul(const char *frame, size_t len)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = frame[i];
+        if (!in_string) {
+            in_string = c == '"';
+            continue;
+        }
+        if (c == '"') {
+            in_string = 0;
+        } else if (c == '\\' && i + 1 < len) {
+            if (frame[i + 1] == 'u' && i + 5 < len &&
+                memcmp(frame + i + 2, "0000", 4) == 0)
+                return i;
+            i++; /* the escaped character */
+        }
+    }
+    return len;
+}
+
+size_t qsv_utf8_check(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unsigned c = p[i];
+        size_t n;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            n = 1;
+            min = 0x80;
+            c &= 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 2;
+            min = 0x800;
+            c &= 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 3;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return i;
+        }
+        for (size_t k = 1; k <= n; k++) {
+            if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
+                return i;
+            c = c << 6 | (p[i + k] & 0x3f);
+        }
+        /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF
+         * are not UTF-8. */
+        if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
 static int parse_profile(const cJSON *item, robot_profile *p, qsv_failure *f)
 {
     char detail[256] = "";
@@ -115,16 +185,28 @@ static int parse_profile(const cJSON *item, robot_profile *p, qsv_failure *f)
                 strncat(names, robot_profile_builtin_name(i),
                         sizeof names - strlen(names) - 1);
             }
+            char shown[80];
             return fail(f, QSV_ERR_BAD_REQUEST,
-                        "'profile': no built-in profile '%.60s' (%s, or an "
+                        "'profile': no built-in profile '%s' (%s, or an "
                         "inline object)",
-                        item->valuestring, names);
+                        quote(item->valuestring, shown, sizeof shown), names);
         }
         return QSV_OK;
     }
     if (!cJSON_IsObject(item))
         return fail(f, QSV_ERR_BAD_REQUEST,
                     "'profile' must be a profile name or an object");
+    /* A number cJSON read as infinite (1e400) would print as null and
+     * then be reported as the wrong type. */
+    const cJSON *v;
+    cJSON_ArrayForEach(v, item)
+    {
+        char shown[80];
+        if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+            return fail(f, QSV_ERR_BAD_REQUEST,
+                        "'profile': \"%s\" is not a finite number",
+                        quote(v->string, shown, sizeof shown));
+    }
     char *text = cJSON_PrintUnformatted(item);
     if (!text)
         return fail(f, QSV_ERR_INTERNAL, "out of memory");
@@ -200,6 +282,7 @@ static int check_optimal(qsv_request *r, int have_time, int have_solutions,
 
 static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
 {
+    char shown[80];
     const cJSON *item;
     int have_cube = 0, have_time = 0, have_solutions = 0, rc;
     cJSON_ArrayForEach(item, root)
@@ -271,7 +354,8 @@ static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
                 return rc;
         } else {
             return fail(f, QSV_ERR_BAD_REQUEST,
-                        "unknown field '%.60s' in a solve request", k);
+                        "unknown field '%s' in a solve request",
+                        quote(k, shown, sizeof shown));
         }
     }
     if (!have_cube)
@@ -285,6 +369,7 @@ static int parse_solve(const cJSON *root, qsv_request *r, qsv_failure *f)
 int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
                       qsv_failure *f)
 {
+    char shown[80];
     qsv_request_init(r);
     if (!frame || !f)
         return QSV_ERR_ARGUMENT;
@@ -292,11 +377,24 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
         return fail(f, QSV_ERR_TOO_LARGE,
                     "request frame is %zu bytes; at most %d", len,
                     QSV_MAX_FRAME);
-    /* cJSON would stop at a NUL byte and read a prefix as the request. */
+    /* cJSON would stop at a NUL byte and read a prefix as the request,
+     * and an escaped NUL (\u0000) would cut a string or a key short. */
     const char *nul = memchr(frame, '\0', len);
     if (nul)
         return fail(f, QSV_ERR_BAD_REQUEST, "NUL byte at byte %zu",
                     (size_t)(nul - frame));
+    size_t at = escaped_nul(frame, len);
+    if (at < len)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "escaped NUL (\\u0000) at byte %zu: no string or key "
+                    "may contain one",
+                    at);
+    /* JSON is UTF-8 (RFC 8259), and what a reply echoes must be too. */
+    at = qsv_utf8_check(frame, len);
+    if (at < len)
+        return fail(f, QSV_ERR_BAD_REQUEST,
+                    "byte %zu is not valid UTF-8 (0x%02x)", at,
+                    (unsigned char)frame[at]);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(frame, len, &end, 0);
     if (!root) {
@@ -323,7 +421,8 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
         rc = fail(f, QSV_ERR_BAD_REQUEST, "more than 32 fields");
     const char *dup = rc == QSV_OK ? repeated_key(root) : NULL;
     if (dup)
-        rc = fail(f, QSV_ERR_BAD_REQUEST, "field '%.60s' appears twice", dup);
+        rc = fail(f, QSV_ERR_BAD_REQUEST, "field '%s' appears twice",
+                  quote(dup, shown, sizeof shown));
     const cJSON *id = rc == QSV_OK ? cJSON_GetObjectItemCaseSensitive(root, "id")
                                    : NULL;
     if (rc == QSV_OK && !id)
@@ -359,8 +458,8 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
                     have_target = 1;
                 } else {
                     rc = fail(f, QSV_ERR_BAD_REQUEST,
-                              "unknown field '%.60s' in a %s request",
-                              item->string, name);
+                              "unknown field '%s' in a %s request",
+                              quote(item->string, shown, sizeof shown), name);
                 }
             }
             if (rc == QSV_OK && r->op == QSV_OP_CANCEL && !have_target)
@@ -369,8 +468,8 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
                           "cancel)");
         } else {
             rc = fail(f, QSV_ERR_UNKNOWN_OP,
-                      "unknown op '%.60s' (solve, cancel, status, ping)",
-                      name);
+                      "unknown op '%s' (solve, cancel, status, ping)",
+                      quote(name, shown, sizeof shown));
         }
     }
     cJSON_Delete(root);

@@ -6,6 +6,8 @@
  */
 #include "quadsolve.h"
 
+#include <string.h>
+
 struct error_text {
     int code;
     const char *id;
@@ -58,4 +60,35 @@ const char *qs_errcode(int err)
 {
     const struct error_text *e = lookup(err);
     return e ? e->id : "UNKNOWN";
+}
+
+char *qs_text_quote(const char *text, size_t len, char *out, size_t out_len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t used = 0;
+    if (!out || out_len == 0)
+        return out;
+    for (size_t i = 0; text && i < len && text[i]; i++) {
+        unsigned char c = (unsigned char)text[i];
+        int plain = c >= 0x20 && c < 0x7f && c != '\\';
+        size_t need = plain ? 1 : 4;
+        /* Room for this byte and, should more follow, the "...". */
+        if (used + need + (i + 1 < len && text[i + 1] ? 3 : 0) >= out_len) {
+            if (used + 3 < out_len) {
+                memcpy(out + used, "...", 3);
+                used += 3;
+            }
+            break;
+        }
+        if (plain) {
+            out[used++] = (char)c;
+        } else {
+            out[used++] = '\\';
+            out[used++] = 'x';
+            out[used++] = hex[c >> 4];
+            out[used++] = hex[c & 15];
+        }
+    }
+    out[used] = '\0';
+    return out;
 }

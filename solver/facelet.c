@@ -158,9 +158,20 @@ int qs_cube_from_facelets(const char *facelets, qs_cube *c, char *detail,
                     "facelet string or cube is NULL");
 
     size_t len = strlen(facelets);
-    if (len != NFACELETS)
+    if (len != NFACELETS) {
+        /* Characters as a person counts them: UTF-8 continuation bytes
+         * are part of the character before. */
+        size_t chars = 0;
+        for (size_t i = 0; i < len; i++)
+            chars += ((unsigned char)facelets[i] & 0xc0) != 0x80;
+        if (chars != len)
+            return fail(detail, detail_len, QS_ERR_LENGTH,
+                        "facelet string has %zu characters (%zu bytes), "
+                        "expected 54",
+                        chars, len);
         return fail(detail, detail_len, QS_ERR_LENGTH,
                     "facelet string has %zu characters, expected 54", len);
+    }
 
     for (int i = 0; i < NFACELETS; i++) {
         int k = color_of(facelets[i]);

@@ -127,11 +127,10 @@ int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
         qs_move m;
         const char *next = read_move(p, &m);
         if (!next) {
-            size_t len = token_len(p);
-            int shown = len > 32 ? 32 : (int)len;
-            set_detail(detail, detail_len,
-                       "bad move \"%.*s%s\" at column %d", shown, p,
-                       len > 32 ? "..." : "", (int)(p - text) + 1);
+            char shown[48];
+            qs_text_quote(p, token_len(p), shown, sizeof shown);
+            set_detail(detail, detail_len, "bad move \"%s\" at column %d",
+                       shown, (int)(p - text) + 1);
             return QS_ERR_MOVE;
         }
         /* Keep parsing past the buffer so a syntax error anywhere is

@@ -616,7 +616,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     if (!t->phase1 || !t->opt_corners ||
         (t->metric != QS_METRIC_HTM && t->metric != QS_METRIC_QTM))
         return QS_ERR_TABLES;
-    if (o->threads < 1 || o->threads > 256 || o->max_len < -1 ||
+    if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->max_len < -1 ||
         o->max_len > QS_MAX_MOVES)
         return QS_ERR_ARGUMENT;
     int err = qs_cube_check(c);

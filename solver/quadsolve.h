@@ -56,6 +56,13 @@ const char *qs_strerror(int err);
 /* A short stable identifier for an error code, e.g. "TWIST" (used in the
  * CLI's "error: CODE: message" lines and the daemon's error replies). */
 const char *qs_errcode(int err);
+/* Input quoted in a message: the first len bytes of text with printable
+ * ASCII as it is and every other byte (control characters, bytes of
+ * UTF-8 sequences) as \xNN, so a message never carries a terminal escape
+ * or an invalid UTF-8 sequence from its input. Writes at most out_len - 1
+ * bytes, never a partial escape, and "..." when text did not fit; returns
+ * out. */
+char *qs_text_quote(const char *text, size_t len, char *out, size_t out_len);
 
 /* ---------------------------------------------------------------- metrics */
 
@@ -128,6 +135,7 @@ typedef uint8_t qs_move;
 
 #define QS_MOVE_COUNT 45
 #define QS_MAX_MOVES 64 /* longest sequence any API produces or accepts */
+#define QS_MAX_THREADS 256 /* most threads one search may use */
 
 /* Applies one move / a sequence to *c. */
 void qs_cube_apply_move(qs_cube *c, qs_move m);

@@ -481,7 +481,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         return QS_ERR_ARGUMENT;
     if (!t->phase1 || !t->phase2)
         return QS_ERR_TABLES;
-    if (o->threads < 1 || o->threads > 256 || o->time_ms < 0 ||
+    if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->time_ms < 0 ||
         o->solutions < 1 || o->max_len < -1 || o->max_len > QS_MAX_MOVES)
         return QS_ERR_ARGUMENT;
     int err = qs_cube_check(c);

@@ -205,6 +205,14 @@ static void test_scramble_and_errors(void **state)
     free(out);
     assert_int_equal(run("solve --solutions 17", NULL, &out), 2);
     free(out);
+    /* Issue 15, item 9: more threads than a search may use is a usage
+     * error, not a failure of every cube. */
+    assert_int_equal(run("solve --threads 1024 --scramble \"R U\"", NULL,
+                         &out),
+                     2);
+    free(out);
+    assert_int_equal(run("bench --threads 257 -", "", &out), 2);
+    free(out);
 
     /* Limits through the one solve pipeline (qsv_solve): this cube's
      * optimum is above 14 (solve --optimal --max-len 14 proves it), and

@@ -207,6 +207,9 @@ static void test_length(void **state)
     /* Length is checked before characters. */
     snprintf(s, sizeof s, "%sX", solved_str);
     expect_error(s, QS_ERR_LENGTH);
+    /* Characters are counted as a person counts them. */
+    d = expect_error("\xc3\xa9\xc3\xa9\xc3\xa9", QS_ERR_LENGTH);
+    assert_non_null(strstr(d, "3 characters (6 bytes)"));
 }
 
 static void test_character(void **state)

@@ -120,9 +120,11 @@ static void test_bad_tokens(void **state)
         {"( R L)", "( R L)"},   {"(R L )", "(R L )"},
         {"(RL)", "(RL)"},       {"(R L)U", "(R L)U"},
         {"()", "()"},           {"(R)", "(R)"},
-        {"(R L D)", "(R L D)"}, {"R\nU", "R\nU"},
+        {"(R L D)", "(R L D)"}, {"R\nU", "R\\x0aU"},
         {"U M", "M"},           {"F (B' F)2", "(B' F)2"},
         {"R,", "R,"},           {"R U'' F", "U''"},
+        /* Control and non-ASCII bytes are quoted, never echoed raw. */
+        {"R \x1b[2J", "\\x1b[2J"}, {"R \xc3\xa9", "\\xc3\\xa9"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         qs_move m[8];

@@ -127,11 +127,88 @@ static void test_reply_counts_from_a_peer(void **state)
     assert_int_equal(parse_progress_with("4096", &f), QSV_OK);
 }
 
+static void assert_refused(const char *json, int code, const char *says)
+{
+    qsv_request r;
+    qsv_failure f;
+    int rc = qsv_request_parse(json, strlen(json), &r, &f);
+    if (rc != code)
+        fail_msg("%s: %d, not %d", json, rc, code);
+    if (!strstr(f.message, says))
+        fail_msg("%s: '%s' does not say '%s'", json, f.message, says);
+    assert_int_equal(qsv_utf8_check(f.message, strlen(f.message)),
+                     strlen(f.message));
+}
+
+static void assert_bad_request(const char *json, const char *says)
+{
+    assert_refused(json, QSV_ERR_BAD_REQUEST, says);
+}
+
+static void test_request_hostile_strings(void **state)
+{
+    (void)state;
+    const char *cube =
+        "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
+    char json[512];
+    /* Issue 15, item 4: an escaped NUL cut strings and keys short. */
+    snprintf(json, sizeof json, "{\"id\":1,\"facelets\":\"%s\\u0000JUNK\"}",
+             cube);
+    assert_bad_request(json, "escaped NUL");
+    assert_bad_request("{\"id\":1,\"op\":\"ping\\u0000x\"}", "escaped NUL");
+    assert_bad_request("{\"id\":\"a\\u0000b\",\"op\":\"ping\"}",
+                       "escaped NUL");
+    snprintf(json, sizeof json,
+             "{\"id\":1,\"facelets\":\"%s\",\"metric\\u0000x\":\"htm\"}",
+             cube);
+    assert_bad_request(json, "escaped NUL");
+    /* An escaped backslash before "u0000" is text, not a NUL. */
+    qsv_request r;
+    qsv_failure f;
+    const char *text = "{\"id\":\"a\\\\u0000\",\"op\":\"ping\"}";
+    assert_int_equal(qsv_request_parse(text, strlen(text), &r, &f), QSV_OK);
+    assert_string_equal(r.id, "\"a\\\\u0000\"");
+    /* A raw NUL byte. */
+    const char raw[] = "{\"id\":1,\"op\":\"ping\"}\0junk";
+    assert_int_equal(qsv_request_parse(raw, sizeof raw - 1, &r, &f),
+                     QSV_ERR_BAD_REQUEST);
+
+    /* Item 5: invalid UTF-8 anywhere is refused, and messages that show
+     * a request's text stay valid UTF-8 even when cut. */
+    assert_bad_request("{\"id\":\"\xff\",\"op\":\"ping\"}", "not valid UTF-8");
+    assert_bad_request("{\"id\":1,\"op\":\"ping\",\"x\":\"\xc0\xaf\"}",
+                       "not valid UTF-8"); /* overlong '/' */
+    assert_bad_request("{\"id\":1,\"op\":\"ping\",\"x\":\"\xed\xa0\x80\"}",
+                       "not valid UTF-8"); /* a surrogate */
+    char key[200] = "";
+    for (int i = 0; i < 30; i++)
+        strcat(key, "\xc3\xa9"); /* é: 60 bytes, cut anywhere by %.60s */
+    snprintf(json, sizeof json,
+             "{\"id\":1,\"op\":\"solve\",\"facelets\":\"%s\",\"x%s\":1}",
+             cube, key);
+    assert_bad_request(json, "unknown field 'x\\xc3\\xa9");
+    assert_refused("{\"id\":1,\"op\":\"\x1b[31mred\"}", QSV_ERR_UNKNOWN_OP,
+                   "unknown op '\\x1b[31mred'");
+
+    /* Item 11: 1e400 is no number a profile can use, and says so. */
+    snprintf(json, sizeof json,
+             "{\"id\":1,\"op\":\"solve\",\"facelets\":\"%s\",\"profile\":{\"quarter_ms\":"
+             "1e400}}",
+             cube);
+    assert_bad_request(json, "\"quarter_ms\" is not a finite number");
+
+    assert_int_equal(qsv_utf8_check("a\xc3\xa9z", 4), 4);
+    assert_int_equal(qsv_utf8_check("a\xc3", 2), 1);
+    assert_int_equal(qsv_utf8_check("\xf4\x90\x80\x80", 4), 0); /* > 10FFFF */
+    assert_int_equal(qsv_utf8_check("\xf0\x9f\x98\x80", 4), 4); /* emoji */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request_round_trip),
         cmocka_unit_test(test_reply_counts_from_a_peer),
+        cmocka_unit_test(test_request_hostile_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
