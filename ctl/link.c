@@ -14,7 +14,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
+#include <errno.h>
 #include <libserialport.h>
+#include <stdlib.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -43,6 +46,16 @@ static int open_tcp(ctl_link *l, const char *hostport, char *err,
     }
     memcpy(host, hostport, (size_t)(colon - hostport));
     host[colon - hostport] = '\0';
+    /* getaddrinfo takes "99999" modulo 65536; a port is 1..65535. */
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || errno || port < 1 || port > 65535 ||
+        !isdigit((unsigned char)colon[1])) {
+        snprintf(err, err_len, "'tcp:%s': port '%s' is not in 1..65535",
+                 hostport, colon + 1);
+        return CTL_ERR_USAGE;
+    }
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;

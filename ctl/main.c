@@ -7,6 +7,7 @@
  */
 #include "ctl.h"
 
+#include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -96,23 +97,54 @@ static int parse_int(const char *opt, const char *s, long lo, long hi,
     return 0;
 }
 
-/* The first non-empty line of f, blanks trimmed, into buf. */
-static int read_line(FILE *f, char *buf, size_t len)
+/* Removes leading and trailing blanks (and a CR) in place; returns the
+ * length left. */
+static size_t trim(char *buf)
 {
-    while (fgets(buf, (int)len, f)) {
-        char *p = buf;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        size_t n = strlen(p);
-        while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' ||
-                     p[n - 1] == ' ' || p[n - 1] == '\t'))
-            p[--n] = '\0';
-        if (n) {
-            memmove(buf, p, n + 1);
-            return 0;
+    char *p = buf;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t k = strlen(p);
+    while (k && (p[k - 1] == '\r' || p[k - 1] == ' ' || p[k - 1] == '\t'))
+        p[--k] = '\0';
+    memmove(buf, p, k + 1);
+    return k;
+}
+
+/* The first non-blank line of f, blanks trimmed, into buf. Returns 0,
+ * -1 at the end of input, or -2 with *why set: a NUL byte (it would hide
+ * the rest of its line), a line longer than buf, or nothing but blank
+ * lines in the first 64 KiB. Reads byte by byte with those bounds, so
+ * /dev/zero or a binary file is refused at once instead of being read
+ * for ever. */
+static int read_line(FILE *f, char *buf, size_t len, const char **why)
+{
+    size_t n = 0, total = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        if (c == '\0') {
+            *why = "a NUL byte in the input";
+            return -2;
         }
+        if (++total > 65536) {
+            *why = "no cube in its first 64 KiB";
+            return -2;
+        }
+        if (c != '\n') {
+            if (n + 1 >= len) {
+                *why = "a line far longer than a cube";
+                return -2;
+            }
+            buf[n++] = (char)c;
+            continue;
+        }
+        buf[n] = '\0';
+        if (trim(buf))
+            return 0;
+        n = 0;
     }
-    return -1;
+    buf[n] = '\0';
+    return trim(buf) ? 0 : -1;
 }
 
 enum {
@@ -174,11 +206,19 @@ static int parse(cmdline *c, int argc, char **argv)
     opterr = 0;
     int rc = 0;
     for (;;) {
-        int opt = getopt_long(argc, argv, ":hvq", long_options, NULL);
+        int index = -1;
+        int opt = getopt_long(argc, argv, ":hvq", long_options, &index);
         if (opt == -1)
             break;
-        const char *name = optind > 0 && optind <= argc ? argv[optind - 1]
-                                                        : "option";
+        /* The option's own name for messages: argv[optind - 1] is its
+         * value when the value came as a separate argument. */
+        char name[64];
+        if (index >= 0)
+            snprintf(name, sizeof name, "--%s", long_options[index].name);
+        else
+            snprintf(name, sizeof name, "%s",
+                     optind > 0 && optind <= argc ? argv[optind - 1]
+                                                  : "option");
         switch (opt) {
         case 'h': usage(stdout); return 1;
         case OPT_VERSION:
@@ -278,8 +318,11 @@ static int get_cube(cmdline *c)
         FILE *f = fopen(c->file, "r");
         if (!f)
             return bad("--file: cannot read %s: %s", c->file, strerror(errno));
-        int got = read_line(f, line, sizeof line);
+        const char *why = NULL;
+        int got = read_line(f, line, sizeof line, &why);
         fclose(f);
+        if (got == -2)
+            return bad("--file: %s: %s", c->file, why);
         if (got < 0)
             return bad("--file: %s holds no cube", c->file);
         facelets = line;
@@ -302,7 +345,11 @@ static int get_cube(cmdline *c)
         qs_cube_to_facelets(&cube, r->cube);
         return 0;
     } else if (!facelets) {
-        if (read_line(stdin, line, sizeof line) < 0)
+        const char *why = NULL;
+        int got = read_line(stdin, line, sizeof line, &why);
+        if (got == -2)
+            return bad("standard input: %s", why);
+        if (got < 0)
             return bad("no cube: give FACELETS, --file, --scramble or a line "
                        "on standard input");
         facelets = line;
@@ -315,6 +362,15 @@ static int get_cube(cmdline *c)
     }
     qs_cube_to_facelets(&cube, r->cube);
     return 0;
+}
+
+/* Prints a JSON object on one line and frees it. */
+static void print_json(cJSON *o)
+{
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    puts(text ? text : "{\"ok\":false,\"error\":{\"code\":\"NOMEM\"}}");
+    cJSON_free(text);
+    cJSON_Delete(o);
 }
 
 static int cmd_status(ctl_run *r)
@@ -330,12 +386,41 @@ static int cmd_status(ctl_run *r)
     if (rc == CTL_OK) {
         static const char *const names[] = {"UNHOMED", "HOMING", "IDLE",
                                             "RUNNING", "FAULT", "STOPPED"};
-        printf("state=%s last_step=%u fault=0x%04x queued=%u",
-               st.state <= 5 ? names[st.state] : "?", st.last_step, st.fault,
-               st.queued);
-        if (st.has_cube)
-            printf(" cube=%.54s", st.cube);
-        printf("\n");
+        const char *state = st.state <= 5 ? names[st.state] : "?";
+        if (r->json) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddBoolToObject(o, "ok", 1);
+            cJSON_AddStringToObject(o, "state", state);
+            cJSON_AddNumberToObject(o, "last_step", st.last_step);
+            cJSON_AddNumberToObject(o, "fault", st.fault);
+            cJSON_AddNumberToObject(o, "queued", st.queued);
+            if (st.has_cube) {
+                /* A cube from the wire is shown only when it is one. */
+                char cube[55];
+                memcpy(cube, st.cube, 54);
+                cube[54] = '\0';
+                qs_cube c;
+                if (qs_cube_from_facelets(cube, &c, NULL, 0) == QS_OK)
+                    cJSON_AddStringToObject(o, "cube", cube);
+            }
+            print_json(o);
+        } else {
+            printf("state=%s last_step=%u fault=0x%04x queued=%u", state,
+                   st.last_step, st.fault, st.queued);
+            if (st.has_cube)
+                printf(" cube=%.54s", st.cube);
+            printf("\n");
+        }
+    } else if (r->json) {
+        char shown[300];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddBoolToObject(o, "ok", 0);
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddStringToObject(e, "code", ctl_errcode(rc));
+        cJSON_AddStringToObject(e, "message",
+                                qs_text_quote(err, strlen(err), shown,
+                                              sizeof shown));
+        print_json(o);
     } else {
         fprintf(stderr, "quadctl: error: %s: %s\n", ctl_errcode(rc), err);
     }

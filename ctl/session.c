@@ -374,9 +374,14 @@ static int wait_connected(ctl_session *s, char *err, size_t err_len)
             return CTL_ERR_CONNECT;
         }
         if (!pump(s, 20)) {
-            snprintf(err, err_len, "the connection to %s was closed during "
-                                   "the handshake", s->opt.port);
-            return CTL_ERR_LINK_LOST;
+            /* Never connected, so nothing was lost: the robot could not
+             * be reached (a firmware busy with another host closes the
+             * connection at once). */
+            snprintf(err, err_len,
+                     "cannot reach the robot: %s closed the connection "
+                     "before the handshake (is another host connected?)",
+                     s->opt.port);
+            return CTL_ERR_CONNECT;
         }
     }
     return CTL_OK;

@@ -31,6 +31,9 @@ typedef struct {
     int threads;               /* search threads per solve */
     int workers;               /* solves running at once */
     int queue;                 /* queued solve requests before BUSY */
+    int client_queue;          /* of which one client may hold */
+    int request_limit_ms;      /* deadline of a request that gives none
+                                  (0: none) */
     const char *tables_dir;    /* NULL: the cache directory */
     qtab_optimal_size optimal_tables; /* the optimal solver's table size
                                          for the htm and qtm sets */

@@ -32,6 +32,11 @@ static void usage(FILE *out)
         "  --threads N           search threads per solve (default: CPUs)\n"
         "  --workers N           solves run at once (default 1)\n"
         "  --queue N             queued solves before BUSY (default 256)\n"
+        "  --client-queue N      queued solves one client may hold before BUSY\n"
+        "                        (default 64), so one client cannot fill the\n"
+        "                        queue for all\n"
+        "  --request-limit-ms MS deadline of a solve that gives no\n"
+        "                        deadline_ms (default 600000; 0 = none)\n"
         "  --tables DIR          table directory (default: QUADSOLVE_TABLES or\n"
         "                        the cache directory)\n"
         "  --optimal-tables small|large\n"
@@ -182,6 +187,8 @@ int main(int argc, char **argv)
     cfg.threads = cpus < 1 ? 1 : cpus > 64 ? 64 : (int)cpus;
     cfg.workers = 1;
     cfg.queue = 256;
+    cfg.client_queue = 64;
+    cfg.request_limit_ms = 600000;
     cfg.tables_dir = NULL;
     cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
     cfg.robot_tables = QTAB_ROBOT_LARGE;
@@ -213,6 +220,11 @@ int main(int argc, char **argv)
             cfg.workers = (int)parse_long(a, VALUE(), 1, 64);
         } else if (strcmp(a, "--queue") == 0) {
             cfg.queue = (int)parse_long(a, VALUE(), 1, 100000);
+        } else if (strcmp(a, "--client-queue") == 0) {
+            cfg.client_queue = (int)parse_long(a, VALUE(), 1, 100000);
+        } else if (strcmp(a, "--request-limit-ms") == 0) {
+            cfg.request_limit_ms =
+                (int)parse_long(a, VALUE(), 0, QSV_MAX_DEADLINE_MS);
         } else if (strcmp(a, "--tables") == 0) {
             cfg.tables_dir = VALUE();
         } else if (strcmp(a, "--optimal-tables") == 0) {

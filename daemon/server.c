@@ -68,12 +68,16 @@ struct job {
     double started_ms;
     atomic_int cancel;
     int reason;              /* why cancel was raised: CANCELLED/DEADLINE */
+    int srcfd;               /* the connection it came on (ZMQ_SRCFD) */
+    int orphan;              /* that connection closed: nobody to answer */
+    int implicit_deadline;   /* deadline_at is --request-limit-ms */
     int shutdown;            /* raised by shutdown */
 };
 
 struct client_queue {
     client_queue *next;      /* in the ring of clients with queued jobs */
     job *head, *tail;
+    int n;                   /* jobs queued */
 };
 
 typedef struct outmsg {
@@ -88,6 +92,7 @@ struct server {
     const qsd_config *cfg;
     double start_ms;
     void *zctx, *router;
+    void *monitor;           /* PAIR: the router's disconnect events */
     char endpoint[256];
     int wake[2];             /* pipe: workers and signals -> main loop */
 
@@ -249,6 +254,7 @@ static int enqueue(server *s, job *j)
         q->head = j;
     q->tail = j;
     j->next = NULL;
+    q->n++;
     s->queued++;
     return 0;
 }
@@ -276,6 +282,7 @@ static void dequeue(server *s, client_queue *q, job *j)
     if (q->tail == j)
         q->tail = prev;
     j->next = NULL;
+    q->n--;
     s->queued--;
     if (!q->head) {
         ring_remove(s, q);
@@ -415,8 +422,21 @@ static void on_progress(void *ctx, const qsv_progress *p)
 
 /* Runs job j and returns its final reply frame (NULL when out of
  * memory); the caller posts it. */
+/* How a job's deadline is named in its DEADLINE error. */
+static const char *deadline_text(const job *j, char *buf, size_t len)
+{
+    if (j->implicit_deadline)
+        snprintf(buf, len, "the daemon's limit for requests without "
+                           "deadline_ms (%d ms)",
+                 j->srv->cfg->request_limit_ms);
+    else
+        snprintf(buf, len, "deadline_ms=%d", j->req.deadline_ms);
+    return buf;
+}
+
 static char *run_job(server *s, job *j, qsv_result *res)
 {
+    char dl[96];
     qsv_failure f = {0, "", ""};
     qsv_request req = j->req;
     double now = now_ms();
@@ -424,10 +444,14 @@ static char *run_job(server *s, job *j, qsv_result *res)
     int rc;
     if (atomic_load(&j->cancel)) {
         rc = f.code = j->reason;
-        snprintf(f.message, sizeof f.message, "%s",
-                 j->shutdown ? "daemon shutting down"
-                 : rc == QSV_ERR_DEADLINE ? "deadline passed while queued"
-                                          : "cancelled by the client");
+        if (rc == QSV_ERR_DEADLINE)
+            snprintf(f.message, sizeof f.message, "%s passed while queued",
+                     deadline_text(j, dl, sizeof dl));
+        else
+            snprintf(f.message, sizeof f.message, "%s",
+                     j->shutdown ? "daemon shutting down"
+                     : j->orphan ? "the client's connection closed"
+                                 : "cancelled by the client");
     } else if (s->tables[req.metric] != TABLES_READY) {
         rc = f.code = QSV_ERR_UNAVAILABLE;
         snprintf(f.message, sizeof f.message, "%s tables failed to load: %s",
@@ -456,8 +480,8 @@ static char *run_job(server *s, job *j, qsv_result *res)
             rc = QSV_ERR_DEADLINE;
         if (rc == QSV_ERR_DEADLINE) {
             f.code = rc;
-            snprintf(f.message, sizeof f.message,
-                     "no solution within deadline_ms=%d", j->req.deadline_ms);
+            snprintf(f.message, sizeof f.message, "no solution within %s",
+                     deadline_text(j, dl, sizeof dl));
         } else if (rc == QSV_ERR_CANCELLED) {
             rc = f.code = j->reason ? j->reason : QSV_ERR_CANCELLED;
             f.reason[0] = '\0';
@@ -465,8 +489,9 @@ static char *run_job(server *s, job *j, qsv_result *res)
                 snprintf(f.message, sizeof f.message, "daemon shutting down");
             else if (rc == QSV_ERR_DEADLINE)
                 snprintf(f.message, sizeof f.message,
-                         "no %ssolution within deadline_ms=%d",
-                         req.optimal ? "optimal " : "", j->req.deadline_ms);
+                         "no %ssolution within %s",
+                         req.optimal ? "optimal " : "",
+                         deadline_text(j, dl, sizeof dl));
             else
                 snprintf(f.message, sizeof f.message,
                          "cancelled by the client");
@@ -519,8 +544,15 @@ static void *worker_main(void *arg)
         s->running[i] = NULL;
         s->n_running--;
         s->served++;
+        int orphan = j->orphan;
         pthread_mutex_unlock(&s->mu);
-        post(s, j->identity, j->identity_len, j->envelope, reply);
+        if (orphan) {
+            /* Its client is gone; the main loop still hears that a
+             * worker is free (a stopping daemon waits for that). */
+            qsv_free(reply);
+            wake_main(s, 'w');
+        } else
+            post(s, j->identity, j->identity_len, j->envelope, reply);
         free(j);
     }
     free(res);
@@ -613,7 +645,8 @@ static char *status_reply(server *s, const char *id)
 }
 
 static void handle_request(server *s, const uint8_t *identity, size_t idlen,
-                           int envelope, const char *frame, size_t len)
+                           int envelope, int srcfd, const char *frame,
+                           size_t len)
 {
     qsv_request *req = malloc(sizeof *req);
     if (!req) {
@@ -683,9 +716,15 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
         j->envelope = envelope;
         j->req = *req;
         j->received_ms = now_ms();
-        if (req->deadline_ms > 0)
+        j->srcfd = srcfd;
+        if (req->deadline_ms > 0) {
             j->deadline_at = j->received_ms + req->deadline_ms;
+        } else if (s->cfg->request_limit_ms > 0) {
+            j->deadline_at = j->received_ms + s->cfg->request_limit_ms;
+            j->implicit_deadline = 1;
+        }
         client_queue *q;
+        int mine = 0;
         pthread_mutex_lock(&s->mu);
         if (s->stopping) {
             f.code = QSV_ERR_CANCELLED;
@@ -696,6 +735,13 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
                      "%s tables failed to load: %s",
                      qs_metric_name(req->metric),
                      s->table_error[req->metric]);
+        } else if ((q = find_queue(s, identity, idlen)) != NULL &&
+                   (mine = q->n) >= s->cfg->client_queue) {
+            f.code = QSV_ERR_BUSY;
+            snprintf(f.message, sizeof f.message,
+                     "this client has %d requests waiting, the most one "
+                     "client may queue (--client-queue)",
+                     mine);
         } else if (s->queued >= s->cfg->queue) {
             f.code = QSV_ERR_BUSY;
             snprintf(f.message, sizeof f.message,
@@ -738,6 +784,10 @@ static int receive_one(server *s, char *frame)
         zmq_msg_close(&msg);
         return 0;
     }
+    /* The connection the message came on (known on the frames that came
+     * over the wire, not on the identity the ROUTER adds): a request's
+     * work is cancelled when it closes (see drain_monitor). */
+    int srcfd = -1;
     size_t idlen = zmq_msg_size(&msg);
     if (idlen > MAX_IDENTITY)
         idlen = MAX_IDENTITY; /* cannot happen: ZeroMQ caps it at 255 */
@@ -750,6 +800,8 @@ static int receive_one(server *s, char *frame)
         if (zmq_msg_recv(&msg, s->router, 0) < 0)
             break;
         size_t n = zmq_msg_size(&msg);
+        if (srcfd < 0)
+            srcfd = zmq_msg_get(&msg, ZMQ_SRCFD);
         if (parts == 0 && n == 0 && !envelope) {
             envelope = 1; /* REQ's empty delimiter */
             continue;
@@ -787,7 +839,7 @@ static int receive_one(server *s, char *frame)
         reply_failure(s, identity, idlen, envelope, "null", &f);
         return 1;
     }
-    handle_request(s, identity, idlen, envelope, frame, len);
+    handle_request(s, identity, idlen, envelope, srcfd, frame, len);
     return 1;
 }
 
@@ -828,12 +880,92 @@ static int enforce_deadlines(server *s)
     while (expired) {
         job *j = expired;
         expired = j->next;
-        post_job_error(s, j, QSV_ERR_DEADLINE,
-                       "deadline_ms=%d passed while queued",
-                       j->req.deadline_ms);
+        char dl[96];
+        post_job_error(s, j, QSV_ERR_DEADLINE, "%s passed while queued",
+                       deadline_text(j, dl, sizeof dl));
         free(j);
     }
     return next < 0 ? -1 : (int)(next - now) + 1;
+}
+
+/* A client connection has closed: nobody is left to read what its
+ * requests would answer, so the queued ones are dropped and the running
+ * ones cancelled (an orphaned optimal solve would otherwise hold a worker
+ * for as long as it searches). Called from the main loop. */
+static void cancel_connection(server *s, int fd)
+{
+    int dropped = 0, stopped = 0;
+    job *gone = NULL;
+    pthread_mutex_lock(&s->mu);
+    for (client_queue *q = s->ring, *qn; q; q = qn) {
+        qn = q->next;
+        for (job *j = q->head, *jn; j; j = jn) {
+            jn = j->next;
+            if (j->srcfd != fd)
+                continue;
+            dequeue(s, q, j); /* may free q: qn was read first */
+            j->next = gone;
+            gone = j;
+            dropped++;
+        }
+    }
+    for (int i = 0; i < s->n_workers; i++) {
+        job *j = s->running[i];
+        if (!j || j->srcfd != fd || j->orphan)
+            continue;
+        j->orphan = 1;
+        if (!atomic_load(&j->cancel)) {
+            j->reason = QSV_ERR_CANCELLED;
+            atomic_store(&j->cancel, 1);
+        }
+        stopped++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    while (gone) {
+        job *j = gone;
+        gone = j->next;
+        free(j);
+    }
+    if (dropped || stopped)
+        qsd_log(QSD_LOG_INFO,
+                "a client connection closed: %d queued request(s) dropped, "
+                "%d running cancelled",
+                dropped, stopped);
+}
+
+/* Reads the router's monitor events; a disconnect cancels that
+ * connection's requests. Drained before each batch of requests, so an
+ * event about a closed connection is handled before requests that a new
+ * connection, given the same descriptor, may send. */
+static void drain_monitor(server *s)
+{
+    for (;;) {
+        zmq_msg_t ev, addr;
+        zmq_msg_init(&ev);
+        if (zmq_msg_recv(&ev, s->monitor, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&ev);
+            return;
+        }
+        /* Two frames: event number (16 bits) and value (32 bits, the
+         * descriptor), then the endpoint. */
+        uint16_t event = 0;
+        uint32_t value = 0;
+        if (zmq_msg_size(&ev) >= 6) {
+            memcpy(&event, zmq_msg_data(&ev), 2);
+            memcpy(&value, (const char *)zmq_msg_data(&ev) + 2, 4);
+        }
+        int more = zmq_msg_more(&ev);
+        zmq_msg_close(&ev);
+        if (more) {
+            zmq_msg_init(&addr);
+            zmq_msg_recv(&addr, s->monitor, 0);
+            zmq_msg_close(&addr);
+        }
+        qsd_log(QSD_LOG_DEBUG, "socket event %u on descriptor %u",
+                (unsigned)event, (unsigned)value);
+        if (event == ZMQ_EVENT_DISCONNECTED)
+            cancel_connection(s, (int)value);
+    }
 }
 
 /* Answers everything queued with CANCELLED and cancels what runs. */
@@ -1094,6 +1226,17 @@ static int open_socket(server *s)
     }
     size_t len = sizeof s->endpoint;
     zmq_getsockopt(s->router, ZMQ_LAST_ENDPOINT, s->endpoint, &len);
+    /* Disconnects, to cancel the work of clients that are gone. */
+    char mon[64];
+    snprintf(mon, sizeof mon, "inproc://quadsolved-monitor-%p", (void *)s);
+    s->monitor = zmq_socket(s->zctx, ZMQ_PAIR);
+    if (!s->monitor ||
+        zmq_socket_monitor(s->router, mon, ZMQ_EVENT_DISCONNECTED) != 0 ||
+        zmq_connect(s->monitor, mon) != 0) {
+        qsd_log(QSD_LOG_ERROR, "cannot monitor the socket: %s",
+                zmq_strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -1160,9 +1303,10 @@ int qsd_serve(const qsd_config *cfg)
 
     while (status == 0) {
         int timeout = enforce_deadlines(s);
-        zmq_pollitem_t items[2] = {{s->router, 0, ZMQ_POLLIN, 0},
-                                   {NULL, s->wake[0], ZMQ_POLLIN, 0}};
-        int n = zmq_poll(items, 2, timeout);
+        zmq_pollitem_t items[3] = {{s->router, 0, ZMQ_POLLIN, 0},
+                                   {NULL, s->wake[0], ZMQ_POLLIN, 0},
+                                   {s->monitor, 0, ZMQ_POLLIN, 0}};
+        int n = zmq_poll(items, 3, timeout);
         if (n < 0 && errno != EINTR) {
             qsd_log(QSD_LOG_ERROR, "poll: %s", zmq_strerror(errno));
             status = 1;
@@ -1181,6 +1325,7 @@ int qsd_serve(const qsd_config *cfg)
         }
         /* A bounded batch, so replies and deadlines are never starved by
          * a flood of requests. */
+        drain_monitor(s);
         for (int k = 0; k < 256 && receive_one(s, frame); k++) {
         }
         flush_outbox(s);
@@ -1201,6 +1346,10 @@ int qsd_serve(const qsd_config *cfg)
 
 out:
     signal_pipe = -1;
+    if (s->monitor) {
+        zmq_socket_monitor(s->router, NULL, 0);
+        zmq_close(s->monitor);
+    }
     if (s->router)
         zmq_close(s->router);
     if (s->zctx) {

@@ -8,7 +8,7 @@ packages=(
     build-essential cmake pkg-config
     libzmq3-dev libserialport-dev libcjson-dev libcmocka-dev libxxhash-dev
     python3-zmq python3-jsonschema valgrind time bc
-    parallel chromium
+    parallel chromium clang libclang-rt-14-dev
 )
 
 installed() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The full test suite: a Release build and its ctest run, then (unless
 # QS_SKIP_SANITIZE is set) an ASan/UBSan build in build-asan/ and its ctest
-# run. Both runs share one table cache, so the slow table generation happens
+# run, then (unless QS_SKIP_FUZZ is set) the libFuzzer harnesses built with
+# clang in build-fuzz/ and a smoke run of each from its seed corpus. Both runs share one table cache, so the slow table generation happens
 # at most once. Exits non-zero if anything fails; the last lines printed are
 # the ctest summaries, the sanitizer run's last.
 set -uo pipefail
@@ -44,9 +45,30 @@ if [ -z "${QS_SKIP_SANITIZE:-}" ]; then
     fi
 fi
 
+fuzz_ran=0
+if [ -z "${QS_SKIP_FUZZ:-}" ]; then
+    # Only the harnesses are built: the rest of the project is what they
+    # call, compiled in with the fuzzer's instrumentation.
+    if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release \
+        -DQS_FUZZ=ON >/dev/null &&
+        cmake --build build-fuzz -j"$(nproc)" --target fuzzers >/dev/null; then
+        fuzz_ran=1
+        ctest --test-dir build-fuzz -R '^fuzz_smoke_' --output-on-failure \
+            --no-tests=error 2>&1 | tee build-fuzz/ctest.log
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    else
+        echo "test.sh: fuzz build failed" >&2
+        status=1
+    fi
+fi
+
 echo
 echo "== release (build/) =="
 summary build
+if [ "$fuzz_ran" = 1 ]; then
+    echo "== fuzz smoke (build-fuzz/) =="
+    summary build-fuzz
+fi
 if [ "$asan_ran" = 1 ]; then
     echo "== asan+ubsan (build-asan/) =="
     summary build-asan

@@ -62,6 +62,8 @@ typedef struct {
     fwp_endpoint ep;
     sim_inject rx, tx; /* host -> firmware, firmware -> host */
     int listen_fd, client_fd, pty_fd, pty_slave;
+    int64_t client_since_us; /* when the TCP client connected */
+    bool client_heard;       /* and whether it has sent anything since */
     uint8_t out[OUT_BUFFER]; /* bytes waiting for the client */
     size_t out_len;
     uint32_t connections, out_dropped;
@@ -600,6 +602,8 @@ static void accept_client(sim_ctx *c)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     c->client_fd = fd;
+    c->client_since_us = now_us();
+    c->client_heard = false;
     c->out_len = 0;
     c->connections++;
     sim_inject_reset(&c->rx);
@@ -615,6 +619,7 @@ static void read_link(sim_ctx *c)
         ssize_t n = c->pty ? read(fd, buf, sizeof buf)
                            : recv(fd, buf, sizeof buf, 0);
         if (n > 0) {
+            c->client_heard = true;
             sim_inject_stream(&c->rx, buf, (size_t)n, now_us(), rx_deliver,
                               c);
             continue;
@@ -652,6 +657,9 @@ static void summary(const sim_ctx *c)
                  c->rx.delayed, c->tx.delayed);
 }
 
+/* How long a new TCP client may stay silent before it is dropped. */
+#define HELLO_WAIT_US 5000000
+
 static int run(sim_ctx *c)
 {
     sigset_t block, orig;
@@ -676,6 +684,12 @@ static int run(sim_ctx *c)
             else
                 sim_fw_link_cut(&c->fw, t);
         }
+        /* The firmware's watchdog starts with HELLO: a client that
+         * connects and says nothing would hold the only connection for
+         * ever, so it gets HELLO_WAIT_US to say something. */
+        if (c->client_fd >= 0 && !c->client_heard &&
+            t - c->client_since_us > HELLO_WAIT_US)
+            drop_client(c, "nothing received within 5 s of connecting");
         sim_fw_flush(&c->fw, &c->ep);
         uint32_t ep_ms = fwp_poll(&c->ep);
         sim_fw_flush(&c->fw, &c->ep);
@@ -692,6 +706,9 @@ static int run(sim_ctx *c)
             due = in_due;
         if (out_due < due)
             due = out_due;
+        if (c->client_fd >= 0 && !c->client_heard &&
+            c->client_since_us + HELLO_WAIT_US + 1000 < due)
+            due = c->client_since_us + HELLO_WAIT_US + 1000;
         int64_t wait = due - t;
         if (wait < 0)
             wait = 0;

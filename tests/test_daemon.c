@@ -781,6 +781,73 @@ static void test_fairness(void **state)
     zmq_close(b);
 }
 
+/* Issue 15, items 1 and 2: one client flooding the queue and one that
+ * vanishes in the middle of a search that would run for a minute do not
+ * keep a third client from its answer. The flood is held to
+ * --client-queue requests, the vanished client's search is cancelled
+ * when its connection closes, and the third client's solve is answered
+ * within about one of the flood's solve times. */
+static void test_hostile_clients(void **state)
+{
+    (void)state;
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
+                 "--workers", "1", "--queue", "8", "--client-queue", "3",
+                 "--log-level", "warn", NULL);
+    wait_ready(d.endpoint, 120000);
+
+    void *vanishing = dealer(d.endpoint);
+    send_str(vanishing, HOPELESS_SOLVE("c", ""));
+    wait_running(d.endpoint);
+    zmq_close(vanishing);
+
+    void *flood = dealer(d.endpoint);
+    char req[256];
+    for (int i = 0; i < 20; i++) {
+        snprintf(req, sizeof req,
+                 "{\"id\":%d,\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
+                 "\",\"metric\":\"htm\",\"time_ms\":1500}",
+                 i);
+        send_str(flood, req);
+    }
+    int accepted = 0, busy = 0;
+    for (int k = 0; k < 20; k++) {
+        cJSON *o = recv_json(flood, 5000);
+        assert_non_null(o);
+        if (strcmp(type_of(o), "accepted") == 0) {
+            accepted++;
+        } else if (strcmp(type_of(o), "error") == 0) {
+            assert_string_equal(error_code(o), "BUSY");
+            const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+            assert_non_null(strstr(
+                cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring,
+                "--client-queue"));
+            busy++;
+        } else {
+            k--; /* a result of the flood's first solve: not counted */
+        }
+        cJSON_Delete(o);
+    }
+    /* Three queued, and at most one more already running. */
+    assert_true(accepted >= 3 && accepted <= 4);
+    assert_int_equal(accepted + busy, 20);
+
+    double start = now_ms();
+    void *third = dealer(d.endpoint);
+    send_str(third, "{\"id\":\"third\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
+                    "\",\"metric\":\"htm\",\"time_ms\":50}");
+    cJSON *o = final_reply(third, 10000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "result");
+    cJSON_Delete(o);
+    /* Behind at most the flood's running solve (1.5 s) and the one round
+     * robin serves first; never behind the vanished client's minute. */
+    assert_true(now_ms() - start < 8000);
+    zmq_close(third);
+    zmq_close(flood);
+    assert_int_equal(stop_daemon(&d), 0);
+}
+
 static void test_ipc_and_busy_and_sigterm(void **state)
 {
     (void)state;
@@ -1888,8 +1955,11 @@ static int setup(void **state)
     (void)state;
     signal(SIGPIPE, SIG_IGN);
     zctx = zmq_ctx_new();
+    /* test_correct_all_metrics pipelines 200 solves on one connection,
+     * more than one client may queue by default. */
     start_daemon(&main_daemon, "--bind", "tcp://127.0.0.1:0", "--metrics",
-                 "all", "--log-level", "warn", NULL);
+                 "all", "--client-queue", "256", "--log-level", "warn",
+                 NULL);
     wait_ready(main_daemon.endpoint, 600000);
     return 0;
 }
@@ -1916,6 +1986,7 @@ int main(void)
         cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_client_vanishes),
         cmocka_unit_test(test_fairness),
+        cmocka_unit_test(test_hostile_clients),
         cmocka_unit_test(test_c_client),
         cmocka_unit_test(test_cli_server),
         cmocka_unit_test(test_optimal_lengths),

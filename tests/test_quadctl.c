@@ -36,7 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -683,6 +686,27 @@ static void sim_finish(fixture *fx, int i, sim_report *r)
     fclose(f);
 }
 
+/* Whether the last quadctl run's standard error or output contains
+ * text. */
+static bool log_says(fixture *fx, const char *text)
+{
+    static const char *const files[] = {"ctl.log", "out.json"};
+    for (int i = 0; i < 2; i++) {
+        char path[256], buf[8192];
+        snprintf(path, sizeof path, "%s/%s", fx->dir, files[i]);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        if (strstr(buf, text))
+            return true;
+        print_message("quadctl said (%s): %s\n", files[i], buf);
+    }
+    return false;
+}
+
 /* Runs quadctl with argv (after the program), stdout to DIR/out.json;
  * returns the exit status and the parsed JSON (if any) in *json. */
 static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
@@ -1079,6 +1103,84 @@ static void test_cli(void **state)
     assert_int_equal(run_ctl(fx, a7, NULL), 4);
     const char *a8[] = {"--moves", "R", "--port", "tcp:nocolon", NULL};
     assert_int_equal(run_ctl(fx, a8, NULL), 2);
+
+    /* Issue 15, item 8. A port past 65535 is refused, not wrapped
+     * around (99999 used to connect to 34463). */
+    const char *a9[] = {"--moves", "R", "--port", "tcp:127.0.0.1:99999",
+                        NULL};
+    assert_int_equal(run_ctl(fx, a9, NULL), 2);
+    assert_true(log_says(fx, "port '99999' is not in 1..65535"));
+    /* --file /dev/zero: an error at once, not a spin for ever. */
+    const char *a10[] = {"--file", "/dev/zero", "--port", "tcp:127.0.0.1:1",
+                         NULL};
+    assert_int_equal(run_ctl(fx, a10, NULL), 2);
+    assert_true(log_says(fx, "a NUL byte in the input"));
+    /* A line that starts with a NUL is refused, not skipped. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/nul-cube.txt", fx->dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputc('\0', f);
+    fputs("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\n", f);
+    fclose(f);
+    const char *a11[] = {"--file", path, "--port", "tcp:127.0.0.1:1", NULL};
+    assert_int_equal(run_ctl(fx, a11, NULL), 2);
+    assert_true(log_says(fx, "a NUL byte in the input"));
+    /* Numeric errors name the option, whichever way the value is given. */
+    const char *a12[] = {"--time-ms", "5x", "--moves", "R", "--port",
+                         "tcp:127.0.0.1:1", NULL};
+    assert_int_equal(run_ctl(fx, a12, NULL), 2);
+    assert_true(log_says(fx, "--time-ms: '5x' is not a whole number"));
+    /* status --json is JSON, also when the robot cannot be reached. */
+    const char *a13[] = {"status", "--port", "tcp:127.0.0.1:1", "--json",
+                         "-q", NULL};
+    cJSON *j = NULL;
+    assert_int_equal(run_ctl(fx, a13, &j), 4);
+    assert_non_null(j);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "ok")));
+    cJSON_Delete(j);
+}
+
+/* Issue 15, item 10: a client that connects to quadsim and never speaks
+ * loses the only connection after 5 s, and a second host turned away
+ * meanwhile is told it cannot reach the robot (not that a link it never
+ * had was lost). */
+static void test_e2e_silent_client(void **state)
+{
+    fixture *fx = *state;
+    const char *extra[] = {NULL};
+    int port = sim_start(fx, 0, NULL, extra);
+    int silent = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(silent, (struct sockaddr *)&a, sizeof a), 0);
+    struct timespec settle = {0, 200000000L};
+    nanosleep(&settle, NULL);
+    char portspec[64];
+    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *args[] = {"status", "--port", portspec, "-q", NULL};
+    assert_int_equal(run_ctl(fx, args, NULL), 4);
+    assert_true(log_says(fx, "cannot reach the robot"));
+    /* After the grace period the silent client is dropped and the robot
+     * answers. */
+    struct timespec wait = {5, 500000000L};
+    nanosleep(&wait, NULL);
+    assert_int_equal(run_ctl(fx, args, NULL), 0);
+    /* The silent client's end is closed (after whatever the firmware
+     * sent it on connecting). */
+    struct timeval tv = {2, 0};
+    setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buf[256];
+    ssize_t got;
+    while ((got = recv(silent, buf, sizeof buf, 0)) > 0) {
+    }
+    assert_int_equal(got, 0);
+    close(silent);
+    sim_report r;
+    sim_finish(fx, 0, &r);
 }
 
 /* A firmware that freezes mid-solve (SIGSTOP): the protocol gives up, the
@@ -1139,6 +1241,7 @@ int main(void)
         cmocka_unit_test(test_recovery_state),
         cmocka_unit_test(test_calibration_math),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_e2e_silent_client),
         cmocka_unit_test(test_e2e_busy),
         cmocka_unit_test(test_e2e_faults),
         cmocka_unit_test(test_e2e_calibrate),
