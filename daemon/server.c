@@ -48,6 +48,9 @@
  * replies out for a client that does not read (beyond, replies to it are
  * dropped and logged). */
 #define RECEIVE_HWM 100
+/* Descriptors whose connection is tracked by identity (higher ones are
+ * cancelled by descriptor alone). */
+#define MAX_TRACKED_FD 1024
 #define SEND_HWM 1000
 
 typedef enum { TABLES_LOADING, TABLES_READY, TABLES_FAILED } table_state;
@@ -93,6 +96,13 @@ struct server {
     double start_ms;
     void *zctx, *router;
     void *monitor;           /* PAIR: the router's disconnect events */
+    /* The connection each descriptor carries, by the identity its last
+     * message came with (see note_connection); main thread only. */
+    struct {
+        uint8_t identity[MAX_IDENTITY];
+        uint8_t len;             /* 0: none known */
+        int stale_events;        /* disconnects already handled */
+    } conn[MAX_TRACKED_FD];
     char endpoint[256];
     int wake[2];             /* pipe: workers and signals -> main loop */
 
@@ -773,6 +783,9 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
     free(req);
 }
 
+static void note_connection(server *s, int fd, const uint8_t *identity,
+                            size_t idlen);
+
 /* Receives one whole message from the ROUTER (identity, an optional empty
  * delimiter, the request) and handles it. Returns 0 when there was none. */
 static int receive_one(server *s, char *frame)
@@ -839,6 +852,7 @@ static int receive_one(server *s, char *frame)
         reply_failure(s, identity, idlen, envelope, "null", &f);
         return 1;
     }
+    note_connection(s, srcfd, identity, idlen);
     handle_request(s, identity, idlen, envelope, srcfd, frame, len);
     return 1;
 }
@@ -892,7 +906,8 @@ static int enforce_deadlines(server *s)
  * requests would answer, so the queued ones are dropped and the running
  * ones cancelled (an orphaned optimal solve would otherwise hold a worker
  * for as long as it searches). Called from the main loop. */
-static void cancel_connection(server *s, int fd)
+static void cancel_connection(server *s, int fd, const uint8_t *identity,
+                              size_t idlen)
 {
     int dropped = 0, stopped = 0;
     job *gone = NULL;
@@ -901,7 +916,8 @@ static void cancel_connection(server *s, int fd)
         qn = q->next;
         for (job *j = q->head, *jn; j; j = jn) {
             jn = j->next;
-            if (j->srcfd != fd)
+            if (j->srcfd != fd ||
+                (identity && !same_client(j, identity, idlen)))
                 continue;
             dequeue(s, q, j); /* may free q: qn was read first */
             j->next = gone;
@@ -911,7 +927,8 @@ static void cancel_connection(server *s, int fd)
     }
     for (int i = 0; i < s->n_workers; i++) {
         job *j = s->running[i];
-        if (!j || j->srcfd != fd || j->orphan)
+        if (!j || j->srcfd != fd || j->orphan ||
+            (identity && !same_client(j, identity, idlen)))
             continue;
         j->orphan = 1;
         if (!atomic_load(&j->cancel)) {
@@ -931,6 +948,28 @@ static void cancel_connection(server *s, int fd)
                 "a client connection closed: %d queued request(s) dropped, "
                 "%d running cancelled",
                 dropped, stopped);
+}
+
+/* Called for each request with the descriptor it came on. A descriptor
+ * is reused as soon as its connection closes, and the request of a new
+ * connection can be read before the monitor's event about the old one:
+ * so a new identity on a descriptor means its previous connection is
+ * gone. That connection's work is cancelled here and its disconnect
+ * event, when it comes, is known to be stale; an event that is not
+ * cancels the current connection's work. */
+static void note_connection(server *s, int fd, const uint8_t *identity,
+                            size_t idlen)
+{
+    if (fd < 0 || fd >= MAX_TRACKED_FD)
+        return;
+    if (s->conn[fd].len &&
+        (s->conn[fd].len != idlen ||
+         memcmp(s->conn[fd].identity, identity, idlen) != 0)) {
+        cancel_connection(s, fd, s->conn[fd].identity, s->conn[fd].len);
+        s->conn[fd].stale_events++;
+    }
+    memcpy(s->conn[fd].identity, identity, idlen);
+    s->conn[fd].len = (uint8_t)idlen;
 }
 
 /* Reads the router's monitor events; a disconnect cancels that
@@ -963,8 +1002,17 @@ static void drain_monitor(server *s)
         }
         qsd_log(QSD_LOG_DEBUG, "socket event %u on descriptor %u",
                 (unsigned)event, (unsigned)value);
-        if (event == ZMQ_EVENT_DISCONNECTED)
-            cancel_connection(s, (int)value);
+        if (event != ZMQ_EVENT_DISCONNECTED)
+            continue;
+        int fd = (int)value;
+        if (fd < 0 || fd >= MAX_TRACKED_FD) {
+            cancel_connection(s, fd, NULL, 0);
+        } else if (s->conn[fd].stale_events > 0) {
+            s->conn[fd].stale_events--; /* handled in note_connection */
+        } else if (s->conn[fd].len) {
+            cancel_connection(s, fd, s->conn[fd].identity, s->conn[fd].len);
+            s->conn[fd].len = 0;
+        }
     }
 }
 

@@ -565,9 +565,11 @@ static void test_compare_formats(void **state)
     snprintf(cmd, sizeof cmd, "%s/out.json", dir);
     f = fopen(cmd, "r");
     assert_non_null(fgets(json, sizeof json, f));
-    cJSON *h = cJSON_GetObjectItem(cJSON_Parse(json), "compare");
+    cJSON *header = cJSON_Parse(json);
+    cJSON *h = cJSON_GetObjectItem(header, "compare");
     assert_non_null(h);
     assert_int_equal(cJSON_GetObjectItem(h, "cubes")->valueint, 3);
+    cJSON_Delete(header);
     for (int i = 0; i < 3; i++) {
         assert_non_null(fgets(json, sizeof json, f));
         cJSON *o = cJSON_Parse(json);
