@@ -24,6 +24,9 @@ extern "C" {
 #endif
 
 #define QS_VERSION "0.1.0"
+/* The version of the library linked at run time (QS_VERSION is the
+ * header's): a program can check that the two agree. */
+const char *qs_version(void);
 
 /* Errors. The order of the cube errors is the order in which
  * qs_cube_from_facelets checks a string, so the first defect found wins. */

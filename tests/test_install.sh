@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# test_install.sh - quadsolve as installed software (the install rules of
+# every folder, lib/): `cmake --install` into a temporary prefix (and with
+# DESTDIR) puts the four programs, libquadsolve with its headers and
+# quadsolve.pc, the systemd unit and the docs where they belong; the
+# installed programs run; the example robot program of examples/c builds
+# with `pkg-config --cflags --libs quadsolve` against the installed tree
+# and solves a cube in the robot metric in-process; and the library exports
+# only prefixed names.
+set -euo pipefail
+
+build=${QS_BUILD_DIR:?QS_BUILD_DIR is not set}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tmp=$(mktemp -d /tmp/qs-test-install.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+prefix="$tmp/prefix"
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
+    fail "cmake --install failed: $(tail -3 "$tmp/install.log")"
+for f in bin/quadsolve bin/quadsolved bin/quadctl bin/quadsim \
+    include/quadsolve/quadsolve.h include/quadsolve/qtab.h \
+    include/quadsolve/robot.h include/quadsolve/qsservice.h \
+    lib/systemd/system/quadsolved.service share/doc/quadsolve/README.md \
+    share/doc/quadsolve/protocol.md share/doc/quadsolve/examples/c/robot_solve.c; do
+    [ -e "$prefix/$f" ] || fail "$f is not installed"
+done
+libdir=$(dirname "$(find "$prefix" -name 'libquadsolve.so.*.*.*' | head -1)")
+[ -n "$libdir" ] && [ -d "$libdir" ] || fail "libquadsolve.so is not installed"
+[ -L "$libdir/libquadsolve.so" ] || fail "no libquadsolve.so link"
+[ -e "$libdir/pkgconfig/quadsolve.pc" ] || fail "no quadsolve.pc"
+grep -q "ExecStart=$prefix/bin/quadsolved" \
+    "$prefix/lib/systemd/system/quadsolved.service" ||
+    fail "the unit does not start the installed quadsolved"
+
+# DESTDIR stages the same tree under another root.
+DESTDIR="$tmp/stage" cmake --install "$build" --prefix /usr/local \
+    >/dev/null
+[ -x "$tmp/stage/usr/local/bin/quadsolve" ] || fail "DESTDIR is ignored"
+
+# The installed programs run.
+"$prefix/bin/quadsolve" --version | grep quadsolve >/dev/null ||
+    fail "quadsolve --version"
+"$prefix/bin/quadsolved" --version | grep quadsolve >/dev/null ||
+    fail "quadsolved --version"
+"$prefix/bin/quadctl" --version | grep quadctl >/dev/null || fail "quadctl --version"
+"$prefix/bin/quadsim" --version | grep quadsim >/dev/null || fail "quadsim --version"
+moves=$("$prefix/bin/quadsolve" solve --scramble "R U F' L2")
+[ -n "$moves" ] && [ "${moves#error}" = "$moves" ] ||
+    fail "the installed quadsolve did not solve: $moves"
+
+# Only prefixed names leave the library.
+# (names carry the version of exports.map: robot_solve@@QUADSOLVE_0)
+exports=$(nm -D --defined-only "$libdir/libquadsolve.so" |
+    awk '$2 ~ /^[TDBRVWiu]$/ { sub(/@.*/, "", $3); print $3 }')
+bad=$(echo "$exports" | grep -vE '^(qs_|qtab_|robot_|qsv_)' || true)
+[ -z "$bad" ] || fail "unprefixed exports: $(echo $bad | head -c 300)"
+echo "$exports" | grep -x robot_solve >/dev/null || fail "robot_solve is not exported"
+echo "$exports" | grep -x qsv_solve >/dev/null || fail "qsv_solve is not exported"
+
+# A robot program built with pkg-config against the installed tree.
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+cc -Wall -Wextra -Werror "$src/examples/c/robot_solve.c" \
+    $(pkg-config --cflags --libs quadsolve) -o "$tmp/robot_solve" ||
+    fail "the example does not build with pkg-config"
+out=$(LD_LIBRARY_PATH="$libdir" "$tmp/robot_solve" -s "R U2 F' L D")
+echo "$out" | grep "robot moves" >/dev/null || fail "the example did not solve: $out"
+echo "$out" | grep "(checked)" >/dev/null || fail "the example's plan: $out"
+LD_LIBRARY_PATH="$libdir" ldd "$tmp/robot_solve" | grep "$libdir/libquadsolve.so" >/dev/null ||
+    fail "the example is not linked to the installed library"
+# The Debian package: the same files under /usr, its dependencies, the
+# maintainer scripts that make the daemon's user, and no tables.
+(cd "$build" && cpack -G DEB -B "$tmp/pkg" >"$tmp/cpack.log") ||
+    fail "cpack -G DEB failed: $(tail -3 "$tmp/cpack.log")"
+deb=$(ls "$tmp"/pkg/quadsolve_*.deb)
+info=$(dpkg-deb -I "$deb")
+for dep in libzmq5 libserialport0 libcjson1 libxxhash0; do
+    echo "$info" | grep -E "^ Depends:.*$dep" >/dev/null ||
+        fail "the package does not depend on $dep"
+done
+files=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
+for f in ./usr/bin/quadsolved ./usr/bin/quadsolve ./usr/bin/quadctl \
+    ./usr/bin/quadsim ./usr/include/quadsolve/robot.h \
+    ./usr/lib/systemd/system/quadsolved.service; do
+    echo "$files" | grep -x "$f" >/dev/null || fail "$f is not in the package"
+done
+echo "$files" | grep -E 'libquadsolve\.so\.0$' >/dev/null ||
+    fail "libquadsolve.so.0 is not in the package"
+echo "$files" | grep -E '\.qst$' >/dev/null && fail "tables in the package"
+dpkg-deb -e "$deb" "$tmp/control"
+grep "adduser --system" "$tmp/control/postinst" >/dev/null ||
+    fail "postinst does not create the daemon's user"
+echo "test_install: installed tree, programs, library exports, the C example and the Debian package all fine"
