@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include "qsservice.h"
 #include "robot.h"
 
 #include <cjson/cJSON.h>
@@ -49,6 +50,8 @@ static int run(const char *args, const char *input, char **out)
     *out = buf;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+static int run_sh(const char *cmd, char **out);
 
 /* Splits text into lines in place; returns their number. */
 static int lines_of(char *text, char **lines, int max)
@@ -204,6 +207,21 @@ static void test_scramble_and_errors(void **state)
     assert_int_equal(run("frobnicate", NULL, &out), 2);
     free(out);
     assert_int_equal(run("solve --solutions 17", NULL, &out), 2);
+    free(out);
+    /* Issue 15, item 11: the metric error names every metric. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' solve --metric foo", cli());
+    assert_int_equal(run_sh(cmd, &out), 2);
+    assert_non_null(strstr(out, "htm, qtm, axht, axqt or robot"));
+    free(out);
+    /* Item 5: --json output is valid UTF-8 JSON whatever the input. */
+    assert_int_equal(run("solve --json", "UUU\xff\xfe\x1b[2J\n", &out), 1);
+    assert_int_equal(qsv_utf8_check(out, strlen(out)), strlen(out));
+    cJSON *bad = cJSON_Parse(out);
+    assert_non_null(bad);
+    assert_non_null(strstr(cJSON_GetObjectItem(bad, "input")->valuestring,
+                           "\\xff\\xfe"));
+    cJSON_Delete(bad);
     free(out);
     /* Issue 15, item 9: more threads than a search may use is a usage
      * error, not a failure of every cube. */
