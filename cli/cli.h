@@ -55,6 +55,8 @@ int cli_opt(int argc, char **argv, int *i, const char *name,
 /* Parses a whole decimal integer in [min, max] or exits with a usage error
  * naming the option. */
 long cli_parse_long(const char *opt, const char *s, long min, long max);
+/* Parses an objective (moves or time) or exits with a usage error. */
+robot_objective cli_parse_objective(const char *opt, const char *s);
 /* Parses a metric name or exits with a usage error. */
 qs_metric cli_parse_metric(const char *opt, const char *s);
 /* Formats moves as qs_moves_format does, but writes two successive turns

@@ -66,6 +66,15 @@ long cli_parse_long(const char *opt, const char *s, long min, long max)
     return v;
 }
 
+robot_objective cli_parse_objective(const char *opt, const char *s)
+{
+    if (strcmp(s, "moves") == 0)
+        return ROBOT_OBJ_MOVES;
+    if (strcmp(s, "time") == 0)
+        return ROBOT_OBJ_TIME;
+    cli_usage_error("%s: '%s' is not moves or time", opt, s);
+}
+
 qs_metric cli_parse_metric(const char *opt, const char *s)
 {
     int m = qs_metric_parse(s);
@@ -155,12 +164,7 @@ int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
         return 1;
     }
     if (cli_opt(argc, argv, i, "--objective", &v)) {
-        if (strcmp(v, "moves") == 0)
-            t->objective = ROBOT_OBJ_MOVES;
-        else if (strcmp(v, "time") == 0)
-            t->objective = ROBOT_OBJ_TIME;
-        else
-            cli_usage_error("--objective: '%s' is not moves or time", v);
+        t->objective = cli_parse_objective("--objective", v);
         return 1;
     }
     return 0;

@@ -234,12 +234,7 @@ int cmd_compare(int argc, char **argv)
                                 CMP_MAX_PROFILES);
             profile_spec[n_prof++] = (char *)v;
         } else if (cli_opt(argc, argv, &i, "--objective", &v)) {
-            if (strcmp(v, "moves") == 0)
-                objective = ROBOT_OBJ_MOVES;
-            else if (strcmp(v, "time") == 0)
-                objective = ROBOT_OBJ_TIME;
-            else
-                cli_usage_error("--objective: '%s' is not moves or time", v);
+            objective = cli_parse_objective("--objective", v);
         } else if (cli_opt(argc, argv, &i, "--html", &v)) {
             html = v;
         } else if (cli_opt(argc, argv, &i, "--title", &v)) {

@@ -241,12 +241,7 @@ int cmd_evaluate(int argc, char **argv)
         } else if (cli_opt(argc, argv, &i, "--profile", &v)) {
             profile = v;
         } else if (cli_opt(argc, argv, &i, "--objective", &v)) {
-            if (strcmp(v, "moves") == 0)
-                objective = ROBOT_OBJ_MOVES;
-            else if (strcmp(v, "time") == 0)
-                objective = ROBOT_OBJ_TIME;
-            else
-                cli_usage_error("--objective: '%s' is not moves or time", v);
+            objective = cli_parse_objective("--objective", v);
         } else if (cli_opt(argc, argv, &i, "--facelets", &v)) {
             facelets = v;
         } else if (cli_opt(argc, argv, &i, "--scramble", &v)) {

@@ -36,18 +36,9 @@ static int run(const char *args, const char *input, char **out)
              in_path);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    buf[len] = 0;
+    *out = test_read_all(p);
     int status = pclose(p);
     unlink(in_path);
-    *out = buf;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -452,17 +443,8 @@ static int run_sh(const char *cmd, char **out)
     snprintf(full, sizeof full, "( %s ) 2>&1", cmd);
     FILE *p = popen(full, "r");
     assert_non_null(p);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-        len += got;
-        if (len + 1 == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    buf[len] = 0;
+    *out = test_read_all(p);
     int status = pclose(p);
-    *out = buf;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

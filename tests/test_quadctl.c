@@ -1150,13 +1150,7 @@ static void test_e2e_silent_client(void **state)
     fixture *fx = *state;
     const char *extra[] = {NULL};
     int port = sim_start(fx, 0, NULL, extra);
-    int silent = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(silent, (struct sockaddr *)&a, sizeof a), 0);
+    int silent = test_tcp_connect(port);
     struct timespec settle = {0, 200000000L};
     nanosleep(&settle, NULL);
     char portspec[64];

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "testutil.h"
 
 /* ------------------------------------------------------------- utilities */
 
@@ -716,20 +717,6 @@ static bool sim_alive(const simproc *sp)
     return waitpid(sp->pid, NULL, WNOHANG) == 0;
 }
 
-static int tcp_connect(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
 
 /* ------------------------------------------------------------ the host */
 
@@ -969,7 +956,7 @@ static void test_session_home_steps(void **state)
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "0", "--scramble", "R U",
                                    NULL});
-    host_connect(h, tcp_connect(sp->port), 0x1001, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x1001, 50);
     assert_int_equal(h->hello.role, FWP_ROLE_FIRMWARE);
     assert_true(h->hello.features & FWP_FEATURE_CUBE_STATE);
     assert_int_equal(h->hello.max_steps, 32);
@@ -1043,7 +1030,7 @@ static void test_impossible_steps(void **state)
     simproc *sp = &fx->sp[0];
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "0", NULL});
-    host_connect(h, tcp_connect(sp->port), 0x2002, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x2002, 50);
     home(h);
 
     /* R ends across, then F would stand across too. */
@@ -1109,13 +1096,13 @@ static void test_garbage(void **state)
         junk[i] = (uint8_t)sim_rand_next(&rng);
 
     /* A client that sends noise and hangs up. */
-    int fd = tcp_connect(sp->port);
+    int fd = test_tcp_connect(sp->port);
     assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
     close(fd);
     sleep_ms(50);
     assert_true(sim_alive(sp));
 
-    host_connect(h, tcp_connect(sp->port), 0x3003, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x3003, 50);
     home(h);
     /* Noise between frames: no delimiter for 600 bytes (too long), runs
      * with delimiters (bad COBS or CRC), then a damaged real frame. */
@@ -1149,7 +1136,7 @@ static void test_garbage(void **state)
     /* A second client while one is connected is turned away; the first
      * goes on. */
     host *h2 = fx->h[1];
-    host_open(h2, tcp_connect(sp->port), 0x3004, 50);
+    host_open(h2, test_tcp_connect(sp->port), 0x3004, 50);
     assert_true(host_run(h2, 2000, at_eof, 0));
     assert_int_equal(h2->connected, 0);
     s = query_status(h);
@@ -1184,7 +1171,7 @@ static void test_lossy_link(void **state)
                                    "--delay-ms", "10", "--seed", "7",
                                    "--retransmit-ms", "25", "--max-retries",
                                    "30", NULL});
-    host_connect(h, tcp_connect(sp->port), 0x4004, 25);
+    host_connect(h, test_tcp_connect(sp->port), 0x4004, 25);
     home(h);
     send_steps(h, steps, n, 2); /* many frames: losses both ways */
     free(steps);
@@ -1221,7 +1208,7 @@ static void test_watchdog(void **state)
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "2", "--link-timeout-ms", "200",
                                    NULL});
-    host_connect(h, tcp_connect(sp->port), 0x5005, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x5005, 50);
     home(h);
     fwp_step steps[32];
     for (int i = 0; i < 32; i++)
@@ -1262,7 +1249,7 @@ static void test_estop(void **state)
     simproc *sp = &fx->sp[0];
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "2", NULL});
-    host_connect(h, tcp_connect(sp->port), 0x6006, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x6006, 50);
     home(h);
     fwp_step steps[32];
     for (int i = 0; i < 32; i++)
@@ -1294,7 +1281,7 @@ static void test_stall_and_motor_fault(void **state)
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "0", "--stall-step", "3",
                                    "--motor-fault", "5", NULL});
-    host_connect(h, tcp_connect(sp->port), 0x7007, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x7007, 50);
     home(h);
     const fwp_step a[] = {st(0, "+..."), st(1, "+..."), st(2, "..+."),
                           st(3, "2...")};
@@ -1335,7 +1322,7 @@ static void test_disconnect_after(void **state)
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "0", "--disconnect-after", "5",
                                    NULL});
-    host_connect(h, tcp_connect(sp->port), 0x8008, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x8008, 50);
     home(h);
     fwp_step steps[10];
     for (int i = 0; i < 10; i++)
@@ -1346,7 +1333,7 @@ static void test_disconnect_after(void **state)
     assert_true(sim_alive(sp));
 
     host *h2 = fx->h[1];
-    host_connect(h2, tcp_connect(sp->port), 0x8009, 50);
+    host_connect(h2, test_tcp_connect(sp->port), 0x8009, 50);
     fwp_status s = query_status(h2);
     assert_int_equal(s.state, FWP_ROBOT_STOPPED);
     assert_int_equal(s.fault, FWP_FAULT_LINK_LOST);
@@ -1366,7 +1353,7 @@ static void test_busy_keeps_order(void **state)
     simproc *sp = &fx->sp[0];
     host *h = fx->h[0];
     sim_start(sp, (const char *[]){"--speed", "2", "--queue", "8", NULL});
-    host_connect(h, tcp_connect(sp->port), 0x9009, 50);
+    host_connect(h, test_tcp_connect(sp->port), 0x9009, 50);
     assert_int_equal(h->hello.max_steps, 8);
     home(h);
     fwp_step s[14];
