@@ -52,75 +52,34 @@ static void print_histogram(const int *hist, int max_len, const char *name)
     }
 }
 
-int cmd_bench(int argc, char **argv)
+/* What every run of one bench invocation shares. */
+typedef struct {
+    const char *file;
+    long limit;
+    int shard_k, shard_n;
+    cmp_data *report;    /* NULL without --html */
+} bench_input;
+
+/* One run: every selected cube of the file solved with t and o, checked,
+ * summed up and printed; with a report, run `label`'s entries filled in
+ * (rows made by the first run). Returns the number of failures, or -1
+ * when the file cannot be read. */
+static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
+                      int label)
 {
-    qs_metric metric = QS_METRIC_HTM;
-    qs_options o;
-    const char *file = NULL, *v, *html = NULL;
-    long limit = -1;
-    int shard_k = 0, shard_n = 1;
-
-    qs_options_default(&o);
-    o.threads = cli_online_cpus();
-    o.cancel = &cli_cancel;
-    cli_tables t;
-    cli_tables_init(&t, metric, o.threads);
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_robot_option(argc, argv, &i, &t)) {
-            continue;
-        } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
-            metric = cli_parse_metric("--metric", v);
-        } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
-            o.time_ms = (int)cli_parse_long("--time-ms", v, 0, 86400000L);
-        } else if (cli_opt(argc, argv, &i, "--max-len", &v)) {
-            o.max_len = strcmp(v, "none") == 0
-                            ? -1
-                            : (int)cli_parse_long("--max-len", v, 0, 1000);
-        } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
-            o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
-        } else if (strcmp(a, "--optimal") == 0) {
-            t.optimal = 1;
-            t.optimal_quiet = 1;
-        } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
-            t.optimal_size = cli_parse_optimal_size("--table-size", v);
-        } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
-            cli_parse_shard("--shard", v, &shard_k, &shard_n);
-        } else if (cli_opt(argc, argv, &i, "--html", &v)) {
-            html = v;
-        } else if (cli_opt(argc, argv, &i, "--limit", &v)) {
-            limit = cli_parse_long("--limit", v, 1, 100000000L);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            cli_usage_error("bench: unknown option '%s'", a);
-        } else if (!file) {
-            file = a;
-        } else {
-            cli_usage_error("bench: more than one file given ('%s')", a);
-        }
-    }
-    if (!file)
-        cli_usage_error("bench: no FILE given");
-    if (t.optimal && metric != QS_METRIC_HTM && metric != QS_METRIC_QTM)
-        cli_usage_error("bench: --optimal needs --metric htm or qtm");
-
-    FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+    qs_metric metric = t->metric;
+    FILE *f = strcmp(in->file, "-") == 0 ? stdin : fopen(in->file, "r");
     if (!f) {
-        perror(file);
-        return CLI_EXIT_FAIL;
+        perror(in->file);
+        return -1;
     }
-
-    t.metric = metric;
-    t.threads = o.threads;
-    cli_install_signals();
-
     /* Lengths are bounded by QS_MAX_MOVES moves of at most 4 quarter
      * turns each. */
     enum { HIST = QS_MAX_MOVES * 4 + 1 };
     int hist[HIST] = {0};
     double *times = NULL;
     size_t times_cap = 0;
-    long line_no = 0, cubes = 0, solved = 0, failed = 0;
+    long line_no = 0, cubes = 0, solved = 0, failed = 0, cube_no = -1;
     double sum_len = 0, sum_htm = 0, sum_ms = 0, sum_cost = 0;
     long sum_tilts = 0, sum_regrips = 0;
     char *line = NULL;
@@ -128,38 +87,35 @@ int cmd_bench(int argc, char **argv)
     cli_result *r = malloc(sizeof *r);
     if (!r) {
         fputs("quadsolve: out of memory\n", stderr);
-        return CLI_EXIT_FAIL;
+        if (f != stdin)
+            fclose(f);
+        return -1;
     }
-    /* --html: the run as one solver of a compare report, planned under
-     * the run's profile. */
-    cmp_data report;
-    cmp_data_init(&report, 1, 1);
-    report.profiles[0] = t.profile;
-    report.objective = t.objective;
-    snprintf(report.labels[0], sizeof report.labels[0], "quadsolve %s %d ms",
-             qs_metric_name(metric), o.time_ms);
-    long cube_no = -1;
-
+    cmp_data *report = in->report;
     char *s;
-    while ((limit < 0 || cubes < limit) && !atomic_load(&cli_cancel) &&
+    while ((in->limit < 0 || cubes < in->limit) &&
+           !atomic_load(&cli_cancel) &&
            (s = cli_read_line(f, &line, &cap)) != NULL) {
         line_no++;
         if (*s == '\0' || *s == '#')
             continue;
-        if (++cube_no % shard_n != shard_k)
+        if (++cube_no % in->shard_n != in->shard_k)
             continue;
         cubes++;
-        cli_solve_input(&t, s, 0, &o, r);
-        if (html) {
+        cli_solve_input(t, s, 0, o, r);
+        if (report) {
             qs_cube cube;
-            cmp_row *row = cmp_data_add_row(&report, (int)cube_no, s);
+            cmp_row *row = label == 0 ? cmp_data_add_row(report,
+                                                         (int)cube_no, s)
+                           : cubes <= report->n_rows ? &report->rows[cubes - 1]
+                                                     : NULL;
             if (row && qs_cube_from_facelets(s, &cube, NULL, 0) == QS_OK) {
                 if (r->rc == QS_OK)
-                    cmp_measure(&report, &cube, r->sol[0].moves,
-                                r->sol[0].n, &row->e[0]);
+                    cmp_measure(report, &cube, r->sol[0].moves, r->sol[0].n,
+                                &row->e[label]);
                 else
-                    snprintf(row->e[0].error, sizeof row->e[0].error, "%.120s",
-                             r->message);
+                    snprintf(row->e[label].error, sizeof row->e[label].error,
+                             "%.120s", r->message);
             }
         }
         if (r->rc != QS_OK) {
@@ -184,11 +140,11 @@ int cmd_bench(int argc, char **argv)
         }
         if (best->length >= 0 && best->length < HIST)
             hist[best->length]++;
-        if (t.optimal) {
+        if (t->optimal) {
             /* Minutes per cube: one line each shows it is alive. */
             printf("line %ld: optimal %d %s in %.1f s (%llu nodes)\n",
-                   line_no, best->length, qs_metric_name(metric), r->ms / 1000.0,
-                   (unsigned long long)r->stats.phase1_nodes);
+                   line_no, best->length, qs_metric_name(metric),
+                   r->ms / 1000.0, (unsigned long long)r->stats.phase1_nodes);
             fflush(stdout);
         }
         if ((size_t)solved > times_cap) {
@@ -207,19 +163,21 @@ int cmd_bench(int argc, char **argv)
     free(line);
     if (f != stdin)
         fclose(f);
+    if (report && label == 0)
+        report->n_cubes = (int)(cube_no + 1);
 
     const char *mname = qs_metric_name(metric);
-    if (t.tried) {
+    if (t->tried) {
         qtab_stats ts;
-        if (t.rc == QTAB_OK) {
-            qtab_set_stats(t.set, &ts);
+        if (t->rc == QTAB_OK) {
+            qtab_set_stats(t->set, &ts);
             printf("tables: %s opened in %.1f ms (%d blobs: %d loaded, %d "
                    "generated; %.1f MiB)\n",
-                   mname, t.load_ms, ts.blobs, ts.loaded, ts.generated,
+                   mname, t->load_ms, ts.blobs, ts.loaded, ts.generated,
                    (double)ts.bytes / (1024.0 * 1024.0));
         } else {
             printf("tables: %s failed to open after %.1f ms: %s\n", mname,
-                   t.load_ms, qtab_strerror(t.rc));
+                   t->load_ms, qtab_strerror(t->rc));
         }
     }
     printf("solved: %ld of %ld (%ld failed)\n", solved, cubes, failed);
@@ -230,8 +188,8 @@ int cmd_bench(int argc, char **argv)
         if (metric == QS_METRIC_ROBOT)
             printf("robot execution (%s profile, %s objective): cost_ms "
                    "%.3f, tilts %.3f, full regrips %.3f per cube\n",
-                   t.profile.name,
-                   t.objective == ROBOT_OBJ_TIME ? "time" : "moves",
+                   t->profile.name,
+                   t->objective == ROBOT_OBJ_TIME ? "time" : "moves",
                    sum_cost / solved, (double)sum_tilts / solved,
                    (double)sum_regrips / solved);
         printf("time per cube (ms): avg %.3f  p50 %.3f  p99 %.3f  max %.3f\n",
@@ -239,25 +197,153 @@ int cmd_bench(int argc, char **argv)
                percentile(times, (int)solved, 0.99), times[solved - 1]);
         print_histogram(hist, HIST - 1, mname);
     }
+    free(times);
+    free(r);
+    return cubes == 0 ? failed + 1 : failed;
+}
 
-    report.n_cubes = (int)(cube_no + 1);
-    if (html) {
-        char title[160];
-        snprintf(title, sizeof title, "quadsolve bench: %s, %d ms, %s",
-                 mname, o.time_ms, file);
+/* A comma-separated list of at most max items of an option, each parsed
+ * by parse (a usage error exits); returns the count. */
+static int parse_list(const char *opt, const char *v, int *out, int max,
+                      int (*parse)(const char *opt, const char *item))
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    int n = 0;
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        if (n == max)
+            cli_usage_error("%s: at most %d values", opt, max);
+        out[n++] = parse(opt, item);
+    }
+    if (n == 0)
+        cli_usage_error("%s: no value", opt);
+    return n;
+}
+
+static int parse_metric_item(const char *opt, const char *item)
+{
+    return (int)cli_parse_metric(opt, item);
+}
+
+static int parse_time_item(const char *opt, const char *item)
+{
+    return (int)cli_parse_long(opt, item, 0, 86400000L);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    enum { MAX_SETTINGS = 8 };
+    int metrics[MAX_SETTINGS] = {QS_METRIC_HTM}, n_metrics = 1;
+    int times_ms[MAX_SETTINGS], n_times = 1;
+    qs_options o;
+    const char *v, *html = NULL;
+    bench_input in = {NULL, -1, 0, 1, NULL};
+
+    qs_options_default(&o);
+    times_ms[0] = o.time_ms;
+    o.threads = cli_online_cpus();
+    o.cancel = &cli_cancel;
+    cli_tables t;
+    cli_tables_init(&t, QS_METRIC_HTM, o.threads);
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_robot_option(argc, argv, &i, &t)) {
+            continue;
+        } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
+            n_metrics = parse_list("--metric", v, metrics, MAX_SETTINGS,
+                                   parse_metric_item);
+        } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
+            n_times = parse_list("--time-ms", v, times_ms, MAX_SETTINGS,
+                                 parse_time_item);
+        } else if (cli_opt(argc, argv, &i, "--max-len", &v)) {
+            o.max_len = strcmp(v, "none") == 0
+                            ? -1
+                            : (int)cli_parse_long("--max-len", v, 0, 1000);
+        } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
+            o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
+        } else if (strcmp(a, "--optimal") == 0) {
+            t.optimal = 1;
+            t.optimal_quiet = 1;
+        } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
+            t.optimal_size = cli_parse_optimal_size("--table-size", v);
+        } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
+            cli_parse_shard("--shard", v, &in.shard_k, &in.shard_n);
+        } else if (cli_opt(argc, argv, &i, "--html", &v)) {
+            html = v;
+        } else if (cli_opt(argc, argv, &i, "--limit", &v)) {
+            in.limit = cli_parse_long("--limit", v, 1, 100000000L);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            cli_usage_error("bench: unknown option '%s'", a);
+        } else if (!in.file) {
+            in.file = a;
+        } else {
+            cli_usage_error("bench: more than one file given ('%s')", a);
+        }
+    }
+    if (!in.file)
+        cli_usage_error("bench: no FILE given");
+    for (int m = 0; m < n_metrics; m++)
+        if (t.optimal && metrics[m] != QS_METRIC_HTM &&
+            metrics[m] != QS_METRIC_QTM)
+            cli_usage_error("bench: --optimal needs --metric htm or qtm");
+    int runs = n_metrics * n_times;
+    if (runs > CMP_MAX_LABELS)
+        cli_usage_error("bench: at most %d metric and time combinations",
+                        CMP_MAX_LABELS);
+    if (runs > 1 && strcmp(in.file, "-") == 0)
+        cli_usage_error("bench: several metrics or time limits read the "
+                        "file once each: give a file, not '-'");
+    cli_install_signals();
+
+    /* --html: each run is one solver of a compare report, planned under
+     * the run's profile. */
+    cmp_data report;
+    cmp_data_init(&report, runs, 1);
+    report.profiles[0] = t.profile;
+    report.objective = t.objective;
+    if (html)
+        in.report = &report;
+    long failed = 0;
+    int status = CLI_EXIT_OK;
+    for (int k = 0; k < runs && !atomic_load(&cli_cancel); k++) {
+        qs_metric metric = (qs_metric)metrics[k / n_times];
+        o.time_ms = times_ms[k % n_times];
+        snprintf(report.labels[k], sizeof report.labels[k],
+                 "quadsolve %s %d ms", qs_metric_name(metric), o.time_ms);
+        if (runs > 1)
+            printf("%s== %s\n", k ? "\n" : "", report.labels[k]);
+        cli_tables run = t; /* a metric's own tables, opened on first use */
+        run.metric = metric;
+        run.threads = o.threads;
+        run.set = NULL;
+        run.tried = 0;
+        long bad = bench_run(&in, &run, &o, k);
+        cli_tables_close(&run);
+        if (bad < 0) {
+            status = CLI_EXIT_FAIL;
+            break;
+        }
+        failed += bad;
+    }
+    if (html && status == CLI_EXIT_OK) {
+        char title[200];
+        snprintf(title, sizeof title, "quadsolve bench: %.150s", in.file);
+        if (runs == 1) /* "quadsolve htm 10 ms" -> "htm 10 ms" */
+            snprintf(title, sizeof title, "quadsolve bench: %.50s, %.120s",
+                     report.labels[0] + strlen("quadsolve "), in.file);
         if (cmp_report_html(&report, title, html) != 0) {
             perror(html);
             failed++;
         }
     }
     cmp_data_free(&report);
-    int interrupted = atomic_load(&cli_cancel);
-    cli_tables_close(&t);
-    free(times);
-    free(r);
-    if (interrupted) {
+    if (atomic_load(&cli_cancel)) {
         fputs("quadsolve: interrupted\n", stderr);
         return CLI_EXIT_INTERRUPTED;
     }
-    return failed || cubes == 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    if (status != CLI_EXIT_OK)
+        return status;
+    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }

@@ -277,6 +277,56 @@ static void test_random_and_bench(void **state)
                      1);
     assert_non_null(strstr(out, "line 1: COLOR_COUNT"));
     free(out);
+
+    /* Several settings side by side: a run each, one report. */
+    char dir[] = "/tmp/qs-bench.XXXXXX", cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "%s/cubes", dir);
+    FILE *f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "'%s' bench %s/cubes --metric htm,axht --time-ms 5,20 "
+             "--limit 6 --html %s/report.html",
+             cli(), dir, dir);
+    assert_int_equal(run_sh(cmd, &out), 0);
+    static const char *const runs[] = {"htm 5 ms", "htm 20 ms", "axht 5 ms",
+                                       "axht 20 ms"};
+    const char *at = out;
+    for (int k = 0; k < 4; k++) {
+        char head[64];
+        snprintf(head, sizeof head, "== quadsolve %s\n", runs[k]);
+        const char *h = strstr(at, head);
+        if (!h)
+            fail_msg("no run '%s' (in order) in:\n%s", runs[k], out);
+        assert_non_null(strstr(h, "solved: 6 of 6 (0 failed)"));
+        at = h + 1;
+    }
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/report.html", dir);
+    f = fopen(cmd, "r");
+    assert_non_null(f);
+    char *html = test_read_all(f);
+    fclose(f);
+    for (int k = 0; k < 4; k++) {
+        char row[80];
+        snprintf(row, sizeof row, "</span>quadsolve %s</td>", runs[k]);
+        assert_non_null(strstr(html, row));
+    }
+    free(html);
+
+    /* On a terminal, compare shows its progress with the time left. */
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --time-ms 5 < %s/cubes > %s/sol && script -qec "
+             "\"'%s' compare %s/cubes q=%s/sol\" /dev/null",
+             cli(), dir, dir, cli(), dir, dir);
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_non_null(strstr(out, "/20, "));
+    assert_non_null(strstr(out, " s left"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_tables_info(void **state)
