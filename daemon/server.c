@@ -778,9 +778,12 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
         } else if (find_job(s, identity, idlen, req->id, &q)) {
             f.code = QSV_ERR_BAD_REQUEST;
             snprintf(f.reason, sizeof f.reason, "DUPLICATE_ID");
+            /* Quoted: a cut of the id's text could split a character. */
+            char shown[80];
             snprintf(f.message, sizeof f.message,
-                     "id %.60s is already used by a request in flight",
-                     req->id);
+                     "id %s is already used by a request in flight",
+                     qs_text_quote(req->id, strlen(req->id), shown,
+                                   sizeof shown));
         } else if (enqueue(s, j) != 0) {
             f.code = QSV_ERR_INTERNAL;
             snprintf(f.message, sizeof f.message, "out of memory");

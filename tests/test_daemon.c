@@ -146,6 +146,8 @@ static cJSON *recv_json(void *s, int timeout_ms)
     static char buf[QSV_MAX_FRAME * 2];
     int n = zmq_recv(s, buf, sizeof buf - 1, 0);
     assert_true(n >= 0 && n < (int)sizeof buf);
+    /* Every reply of the daemon is UTF-8, whatever the request was. */
+    assert_int_equal(qsv_utf8_check(buf, (size_t)n), (size_t)n);
     buf[n] = '\0';
     cJSON *o = cJSON_Parse(buf);
     assert_non_null(o);
@@ -684,6 +686,52 @@ static void test_cancel(void **state)
     assert_true(now_ms() - t0 < 5000);
     zmq_close(s);
     assert_alive(main_daemon.endpoint);
+}
+
+/* Issue 15, items 4 and 5 through the socket: a NUL in any string or key
+ * is BAD_REQUEST, and replies that show request text stay UTF-8 even
+ * when it is cut (recv_json checks every reply's bytes). The id of 40
+ * two-byte characters is 82 bytes of JSON text: the duplicate-id message
+ * used to cut it at 60 bytes, inside a character. */
+static void test_hostile_text(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    EXPECT(s, "{\"id\":1,\"op\":\"ping\\u0000x\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\",\"metric\\u0000x\":"
+              "\"htm\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"solve\",\"scramble\":\"R\\u0000 U\"}",
+           "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":\"\xc3\",\"op\":\"ping\"}", "BAD_REQUEST", NULL);
+    EXPECT(s, "{\"id\":1,\"op\":\"\xc3\xa9\xc3\xa9\\u001b[2J\"}", "UNKNOWN_OP", NULL);
+    char id[128] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(id, "\xc3\xa9");
+    char req[512];
+    snprintf(req, sizeof req, HOPELESS_SOLVE("%s", ""), id);
+    send_str(s, req);
+    cJSON *o = recv_json(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "accepted");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "id")->valuestring,
+                        id);
+    cJSON_Delete(o);
+    send_str(s, req);
+    o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "BAD_REQUEST");
+    assert_string_equal(error_reason(o), "DUPLICATE_ID");
+    cJSON_Delete(o);
+    snprintf(req, sizeof req,
+             "{\"id\":\"c\",\"op\":\"cancel\",\"target\":\"%s\"}", id);
+    send_str(s, req);
+    for (int k = 0; k < 2; k++) { /* the cancel reply and CANCELLED */
+        o = final_reply(s, 10000);
+        assert_non_null(o);
+        cJSON_Delete(o);
+    }
+    zmq_close(s);
 }
 
 static void test_deadline(void **state)
@@ -2080,6 +2128,7 @@ int main(void)
         cmocka_unit_test(test_correct_all_metrics),
         cmocka_unit_test(test_req_client),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_hostile_text),
         cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_client_vanishes),
         cmocka_unit_test(test_client_closes_at_once),
