@@ -10,6 +10,7 @@
 #include "robot.h"
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -337,6 +338,32 @@ static void test_tables_info(void **state)
     assert_non_null(strstr(out, "phase1"));
     assert_non_null(strstr(out, "phase2"));
     free(out);
+
+    /* Issue 15, item 3: a FIFO at a table path hung `tables info` and
+     * every solve; it is refused at once, by name. (At the first blob of
+     * the set, so that nothing is generated.) */
+    char dir[] = "/tmp/qs-cli-fifo-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/htm-phase1.qst", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    const char *saved = getenv("QUADSOLVE_TABLES");
+    char *old = saved ? strdup(saved) : NULL;
+    setenv("QUADSOLVE_TABLES", dir, 1);
+    assert_int_equal(run("tables info --metric htm", NULL, &out), 1);
+    assert_non_null(strstr(out, "NOT_REGULAR"));
+    assert_non_null(strstr(out, "not a regular file"));
+    free(out);
+    assert_int_equal(run("solve --metric htm --scramble \"R U\"", NULL, &out),
+                     1);
+    assert_non_null(strstr(out, "not a regular file"));
+    free(out);
+    if (old)
+        setenv("QUADSOLVE_TABLES", old, 1);
+    else
+        unsetenv("QUADSOLVE_TABLES");
+    free(old);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void count_solution(void *ctx, const qs_solution *s)

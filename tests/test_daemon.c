@@ -1085,6 +1085,57 @@ static void test_loading_state(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Issue 15, item 3: a FIFO at a table path kept the loader waiting in
+ * open() forever (state "loading", SIGTERM ignored). It is refused at
+ * once: the metric's tables fail by name, the daemon serves on degraded
+ * and stops on SIGTERM. (The FIFO is the set's first blob, so nothing is
+ * generated.) */
+static void test_table_fifo(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/quadsolved-fifo-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/htm-phase1.qst", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
+                 "--tables", dir, "--log-level", "error", NULL);
+    void *s = dealer(d.endpoint);
+    const char *st = "loading";
+    cJSON *o = NULL;
+    double end = now_ms() + 20000;
+    while (strcmp(st, "loading") == 0 && now_ms() < end) {
+        cJSON_Delete(o);
+        send_str(s, "{\"id\":1,\"op\":\"status\"}");
+        o = final_reply(s, 5000);
+        assert_non_null(o);
+        st = cJSON_GetObjectItemCaseSensitive(o, "state")->valuestring;
+        if (strcmp(st, "loading") == 0)
+            sleep_ms(20);
+    }
+    assert_string_equal(st, "degraded");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(o, "tables"), "htm")
+            ->valuestring,
+        "failed");
+    cJSON_Delete(o);
+    send_str(s, "{\"id\":2,\"op\":\"solve\",\"scramble\":\"R\","
+                "\"metric\":\"htm\"}");
+    o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(error_code(o), "UNAVAILABLE");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    assert_non_null(strstr(
+        cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring,
+        "not a regular file"));
+    cJSON_Delete(o);
+    zmq_close(s);
+    assert_int_equal(stop_daemon(&d), 0);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -2147,6 +2198,7 @@ int main(void)
         cmocka_unit_test(test_line_mode),
         cmocka_unit_test(test_ipc_and_busy_and_sigterm),
         cmocka_unit_test(test_loading_state),
+        cmocka_unit_test(test_table_fifo),
         cmocka_unit_test(test_optimal_sigterm),
         cmocka_unit_test(test_curve_refuses),
     };
