@@ -566,6 +566,51 @@ static void to_qphase(const char *robot, int count, char *out, size_t len)
     snprintf(out + used, len - used, "{%d | 0.0}", count);
 }
 
+/* No byte below 0x20 but the newline, and valid UTF-8: what a terminal
+ * or a JSON reader can take. */
+static void assert_clean_text(const char *text)
+{
+    size_t n = strlen(text);
+    assert_int_equal(qs_utf8_check(text, n), n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)text[i] < 0x20 && text[i] != '\n')
+            fail_msg("control byte 0x%02x at %zu in %s", text[i], i, text);
+}
+
+/* Issue 15, items 5 and 11: input that is not UTF-8 or holds control
+ * bytes (a terminal escape here) is shown quoted, in JSON lines and in
+ * error lines, never echoed raw; --metric's error names every metric. */
+static void test_hostile_input(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(run("solve --metric htm --json", "UUU\xff\x1b[2J\n", &out),
+                     1);
+    assert_clean_text(out);
+    cJSON *o = cJSON_Parse(out);
+    assert_non_null(o);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "input")->valuestring,
+                        "UUU\\xff\\x1b[2J");
+    cJSON_Delete(o);
+    free(out);
+    assert_int_equal(run("solve --metric htm", "UUU\xff\x1b[2J\n", &out), 1);
+    assert_true(strncmp(out, "error: LENGTH:", 14) == 0);
+    assert_clean_text(out);
+    free(out);
+    assert_int_equal(run("solve --metric htm --scramble \"$(printf 'R \\033[2J')\"",
+                         NULL, &out),
+                     1);
+    assert_true(strncmp(out, "error: MOVE:", 12) == 0);
+    assert_non_null(strstr(out, "\\x1b[2J"));
+    assert_clean_text(out);
+    free(out);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' solve --metric xyz R", cli());
+    assert_int_equal(run_sh(cmd, &out), 2);
+    assert_non_null(strstr(out, "robot"));
+    free(out);
+}
+
 static void test_compare_formats(void **state)
 {
     (void)state;
@@ -723,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_stdin_one_line_per_input),
         cmocka_unit_test(test_arguments_json_and_metrics),
         cmocka_unit_test(test_scramble_and_errors),
+        cmocka_unit_test(test_hostile_input),
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),

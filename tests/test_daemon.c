@@ -1372,6 +1372,39 @@ static void test_line_mode(void **state)
 
 /* quadsolve --server prints what a local solve prints (for a cube whose
  * answer does not depend on timing: a short scramble, fixed max_len). */
+/* Issue 15, item 4 in the line mode: a raw NUL ended a word early, so
+ * "solve <cube>\\0JUNK" was solved and "ping\\0x" read as "ping". The
+ * word is refused as a whole, and shown quoted. */
+static void test_line_mode_nul(void **state)
+{
+    (void)state;
+    const char *exe = getenv("QUADSOLVED");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "printf 'solve %s\\000JUNK\\nsol\\000ve %s\\n' | "
+             "'%s' --stdio --metric htm --time-ms 5",
+             SOLVED, SOLVED, exe);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[1024];
+    int length = 0, unknown = 0, other = 0;
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "Face-error", 10) == 0)
+            length += strstr(line, "LENGTH") != NULL;
+        else if (strncmp(line, "Error. Unknown command", 22) == 0)
+            unknown += strstr(line, "'sol\\x1ave'") != NULL;
+        else if (strlen(line) > 2 &&
+                 (line[strlen(line) - 1] == ')' ||
+                  strcmp(line + strlen(line) - 2, "ms") == 0))
+            other++; /* a solution or a search time: nothing was solved */
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(length, 1);
+    assert_int_equal(unknown, 1);
+    assert_int_equal(other, 0);
+}
+
 static void test_cli_server(void **state)
 {
     (void)state;
@@ -2196,6 +2229,7 @@ int main(void)
         cmocka_unit_test(test_cli_server_optimal),
         cmocka_unit_test(test_load_64_clients),
         cmocka_unit_test(test_line_mode),
+        cmocka_unit_test(test_line_mode_nul),
         cmocka_unit_test(test_ipc_and_busy_and_sigterm),
         cmocka_unit_test(test_loading_state),
         cmocka_unit_test(test_table_fifo),
