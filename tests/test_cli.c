@@ -10,6 +10,8 @@
 #include "robot.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
+#include <zmq.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -611,6 +613,78 @@ static void test_hostile_input(void **state)
     free(out);
 }
 
+/* A daemon that answers pings, and each solve with the next of these
+ * error replies (%s is the request's id): a terminal escape in the
+ * message, then a message that is not UTF-8. */
+static const char *const hostile_replies[] = {
+    "{\"id\":%s,\"type\":\"error\",\"error\":{\"code\":\"BUSY\","
+    "\"message\":\"evil \\u001b[2J text\"}}",
+    "{\"id\":%s,\"type\":\"error\",\"error\":{\"code\":\"BUSY\","
+    "\"message\":\"caf\xc3\"}}",
+};
+
+static void *hostile_daemon(void *router)
+{
+    int solves = 0;
+    while (solves < 2) {
+        char identity[256], frame[4096], reply[8192];
+        int idlen = zmq_recv(router, identity, sizeof identity, 0);
+        int n = zmq_recv(router, frame, sizeof frame - 1, 0);
+        if (idlen < 0 || n < 0)
+            break;
+        frame[n] = '\0';
+        cJSON *o = cJSON_Parse(frame);
+        char *id = o ? cJSON_PrintUnformatted(
+                           cJSON_GetObjectItemCaseSensitive(o, "id"))
+                     : NULL;
+        const char *op = o ? cJSON_GetObjectItemCaseSensitive(o, "op")
+                                 ->valuestring
+                           : "";
+        if (strcmp(op, "ping") == 0)
+            snprintf(reply, sizeof reply,
+                     "{\"id\":%s,\"type\":\"pong\"}", id);
+        else
+            snprintf(reply, sizeof reply, hostile_replies[solves++], id);
+        free(id);
+        cJSON_Delete(o);
+        zmq_send(router, identity, (size_t)idlen, ZMQ_SNDMORE);
+        zmq_send(router, reply, strlen(reply), 0);
+    }
+    return NULL;
+}
+
+/* Issue 15, items 5 and 11 through --server: what a daemon says is shown
+ * as clean text too: a control byte in its message quoted, a reply that
+ * is not UTF-8 refused as PROTOCOL. */
+static void test_hostile_server(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *router = zmq_socket(ctx, ZMQ_ROUTER);
+    assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+    char ep[256];
+    size_t len = sizeof ep;
+    zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &len);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hostile_daemon, router), 0);
+    char args[512], *out;
+    snprintf(args, sizeof args,
+             "solve --server %s --metric htm --scramble R --scramble U", ep);
+    assert_int_equal(run(args, NULL, &out), 1);
+    pthread_join(t, NULL);
+    assert_clean_text(out);
+    char *lines[4];
+    assert_int_equal(lines_of(out, lines, 4), 2);
+    assert_string_equal(lines[0], "error: BUSY: evil \\x1b[2J text");
+    assert_true(strncmp(lines[1], "error: PROTOCOL:", 16) == 0);
+    assert_non_null(strstr(lines[1], "not valid UTF-8"));
+    free(out);
+    int linger = 0;
+    zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(router);
+    zmq_ctx_term(ctx);
+}
+
 static void test_compare_formats(void **state)
 {
     (void)state;
@@ -769,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_arguments_json_and_metrics),
         cmocka_unit_test(test_scramble_and_errors),
         cmocka_unit_test(test_hostile_input),
+        cmocka_unit_test(test_hostile_server),
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),
