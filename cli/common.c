@@ -322,6 +322,17 @@ void cli_take_failure(cli_result *r, int rc, const qsv_failure *f)
         r->rc = QS_ERR_NOT_FOUND;
     snprintf(r->message, sizeof r->message, "%s",
              f->message[0] ? f->message : qsv_strerror(rc));
+    /* A daemon's message goes to a terminal too: a control byte in it (a
+     * terminal escape) is shown quoted, like any outside text. (The
+     * client has checked that it is UTF-8.) */
+    for (const char *c = r->message; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            char quoted[sizeof r->message];
+            qs_text_quote(r->message, strlen(r->message), quoted,
+                          sizeof quoted);
+            memcpy(r->message, quoted, sizeof quoted);
+            break;
+        }
 }
 
 void cli_take_result(cli_result *r, const qsv_result *res)

@@ -81,6 +81,7 @@ struct client_queue {
     client_queue *next;      /* in the ring of clients with queued jobs */
     job *head, *tail;
     int n;                   /* jobs queued */
+    int served;              /* a job of it was taken since it joined */
 };
 
 typedef struct outmsg {
@@ -95,12 +96,14 @@ struct server {
     const qsd_config *cfg;
     double start_ms;
     void *zctx, *router;
-    void *monitor;           /* PAIR: the router's disconnect events */
+    void *monitor;           /* PAIR: the router's connection events */
     /* The connection each descriptor carries, by the identity its last
      * message came with (see note_connection); main thread only. */
     struct {
         uint8_t identity[MAX_IDENTITY];
         uint8_t len;             /* 0: none known */
+        uint8_t closed;          /* its connection closed, and no new one
+                                    has been accepted on it yet */
         int stale_events;        /* disconnects already handled */
     } conn[MAX_TRACKED_FD];
     char endpoint[256];
@@ -245,7 +248,20 @@ static client_queue *find_queue(server *s, const uint8_t *identity,
     return NULL;
 }
 
-/* Appends j to its client's FIFO (a new client joins the ring's end). */
+static int has_running(const server *s, const uint8_t *identity, size_t len)
+{
+    for (int i = 0; i < s->n_workers; i++)
+        if (s->running[i] && same_client(s->running[i], identity, len))
+            return 1;
+    return 0;
+}
+
+/* Appends j to its client's FIFO. A client new to the ring goes before
+ * every client served since it joined (behind the other newcomers), so
+ * that it waits for at most one solve per worker however long the
+ * others' backlogs are. A client with a solve running counts as served
+ * and goes to the end, as if it had stayed in the ring: sending the next
+ * request while one runs must not gain it a turn. */
 static int enqueue(server *s, job *j)
 {
     client_queue *q = find_queue(s, j->identity, j->identity_len);
@@ -253,10 +269,12 @@ static int enqueue(server *s, job *j)
         q = calloc(1, sizeof *q);
         if (!q)
             return -1;
-        client_queue **end = &s->ring;
-        while (*end)
-            end = &(*end)->next;
-        *end = q;
+        client_queue **at = &s->ring;
+        q->served = has_running(s, j->identity, j->identity_len);
+        while (*at && (q->served || !(*at)->served))
+            at = &(*at)->next;
+        q->next = *at;
+        *at = q;
     }
     if (q->tail)
         q->tail->next = j;
@@ -314,6 +332,7 @@ static job *take_job(server *s)
         while (*end)
             end = &(*end)->next;
         *end = q;
+        q->served = 1;
         dequeue(s, q, j); /* frees q when it was its last job */
         return j;
     }
@@ -759,9 +778,12 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
         } else if (find_job(s, identity, idlen, req->id, &q)) {
             f.code = QSV_ERR_BAD_REQUEST;
             snprintf(f.reason, sizeof f.reason, "DUPLICATE_ID");
+            /* Quoted: a cut of the id's text could split a character. */
+            char shown[80];
             snprintf(f.message, sizeof f.message,
-                     "id %.60s is already used by a request in flight",
-                     req->id);
+                     "id %s is already used by a request in flight",
+                     qs_text_quote(req->id, strlen(req->id), shown,
+                                   sizeof shown));
         } else if (enqueue(s, j) != 0) {
             f.code = QSV_ERR_INTERNAL;
             snprintf(f.message, sizeof f.message, "out of memory");
@@ -785,6 +807,7 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
 
 static void note_connection(server *s, int fd, const uint8_t *identity,
                             size_t idlen);
+static void drain_monitor(server *s);
 
 /* Receives one whole message from the ROUTER (identity, an optional empty
  * delimiter, the request) and handles it. Returns 0 when there was none. */
@@ -836,6 +859,17 @@ static int receive_one(server *s, char *frame)
         envelope = 0;
         parts = 1;
         len = 0;
+    }
+    /* A client may send and close at once, and its request then be read
+     * after the close was reported, when that connection's work has
+     * already been cancelled: nobody is left to answer, and a search
+     * started now would hold a worker with nothing to cancel it. The
+     * monitor is read first (see drain_monitor for why that is enough). */
+    drain_monitor(s);
+    if (srcfd >= 0 && srcfd < MAX_TRACKED_FD && s->conn[srcfd].closed) {
+        qsd_log(QSD_LOG_DEBUG,
+                "a request from a closed connection is dropped");
+        return 1;
     }
     qsv_failure f = {0, "", ""};
     if (parts != 1 || oversize) {
@@ -972,10 +1006,15 @@ static void note_connection(server *s, int fd, const uint8_t *identity,
     s->conn[fd].len = (uint8_t)idlen;
 }
 
-/* Reads the router's monitor events; a disconnect cancels that
- * connection's requests. Drained before each batch of requests, so an
- * event about a closed connection is handled before requests that a new
- * connection, given the same descriptor, may send. */
+/* Reads the router's monitor events: a disconnect cancels that
+ * connection's requests and marks its descriptor closed until an accept
+ * gives it to a new connection. Drained before each batch of requests
+ * and again after each request is read (receive_one): libzmq reports a
+ * connection's accept before any of its messages can be read and its
+ * disconnect before its descriptor can be reused, so once this has run,
+ * a request's descriptor says whether the connection it came on is still
+ * open, and an event about a closed connection is handled before the
+ * requests of a new connection given the same descriptor. */
 static void drain_monitor(server *s)
 {
     for (;;) {
@@ -1002,9 +1041,13 @@ static void drain_monitor(server *s)
         }
         qsd_log(QSD_LOG_DEBUG, "socket event %u on descriptor %u",
                 (unsigned)event, (unsigned)value);
+        int fd = (int)value;
+        if (event == ZMQ_EVENT_ACCEPTED && fd >= 0 && fd < MAX_TRACKED_FD)
+            s->conn[fd].closed = 0;
         if (event != ZMQ_EVENT_DISCONNECTED)
             continue;
-        int fd = (int)value;
+        if (fd >= 0 && fd < MAX_TRACKED_FD)
+            s->conn[fd].closed = 1;
         if (fd < 0 || fd >= MAX_TRACKED_FD) {
             cancel_connection(s, fd, NULL, 0);
         } else if (s->conn[fd].stale_events > 0) {
@@ -1274,12 +1317,15 @@ static int open_socket(server *s)
     }
     size_t len = sizeof s->endpoint;
     zmq_getsockopt(s->router, ZMQ_LAST_ENDPOINT, s->endpoint, &len);
-    /* Disconnects, to cancel the work of clients that are gone. */
+    /* Accepts and disconnects, to cancel the work of clients that are
+     * gone. */
     char mon[64];
     snprintf(mon, sizeof mon, "inproc://quadsolved-monitor-%p", (void *)s);
     s->monitor = zmq_socket(s->zctx, ZMQ_PAIR);
     if (!s->monitor ||
-        zmq_socket_monitor(s->router, mon, ZMQ_EVENT_DISCONNECTED) != 0 ||
+        zmq_socket_monitor(s->router, mon,
+                           ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) !=
+            0 ||
         zmq_connect(s->monitor, mon) != 0) {
         qsd_log(QSD_LOG_ERROR, "cannot monitor the socket: %s",
                 zmq_strerror(errno));

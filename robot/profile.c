@@ -11,11 +11,14 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The duration keys, in file order, and where they live in the struct. */
 static const struct {
@@ -149,6 +152,13 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
             return ROBOT_ERR_PROFILE_TYPE;
         }
         if (key[0] == 'n') {
+            /* The name is printed in plain text and JSON output. */
+            for (const char *c = item->valuestring; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+                    robot_set_detail(detail, detail_len,
+                                     "\"name\" contains a control character");
+                    return ROBOT_ERR_PROFILE_VALUE;
+                }
             if (strlen(item->valuestring) >= sizeof p->name) {
                 robot_set_detail(detail, detail_len,
                            "\"name\" is longer than %zu characters",
@@ -193,6 +203,22 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
     if (!json || !p) {
         robot_set_detail(detail, detail_len, "invalid arguments");
         return ROBOT_ERR_ARGUMENT;
+    }
+    /* cJSON would hand a string or key with an escaped NUL to C cut
+     * short ("quarter_ms\u0000x" read as quarter_ms), and a name that is
+     * not UTF-8 would make the output that shows it invalid. */
+    size_t len = strlen(json), at = qs_json_escaped_nul(json, len);
+    const char *why = "escaped NUL (\\u0000)";
+    if (at == len) {
+        at = qs_utf8_check(json, len);
+        why = "text that is not UTF-8";
+    }
+    if (at < len) {
+        int line, col;
+        line_col(json, json + at, &line, &col);
+        robot_set_detail(detail, detail_len, "%s at line %d, column %d", why,
+                         line, col);
+        return ROBOT_ERR_PROFILE_JSON;
     }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(json, &end, 1);
@@ -244,10 +270,25 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
 static int read_file(const char *path, char **text, char *detail,
                      size_t detail_len)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO would otherwise keep open() waiting for a
+     * writer forever; what is not a regular file is refused below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        robot_set_detail(detail, detail_len, "%s: %s", path, strerror(err));
+        return err == ENOENT ? ROBOT_ERR_PROFILE_NAME : ROBOT_ERR_PROFILE_IO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        robot_set_detail(detail, detail_len, "%s: not a regular file", path);
+        return ROBOT_ERR_PROFILE_IO;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
+        close(fd);
         robot_set_detail(detail, detail_len, "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? ROBOT_ERR_PROFILE_NAME : ROBOT_ERR_PROFILE_IO;
+        return ROBOT_ERR_PROFILE_IO;
     }
     size_t cap = 1u << 20, n;
     char *buf = malloc(cap + 1);
@@ -295,8 +336,27 @@ int robot_profile_load(const char *path, robot_profile *p, char *detail,
         return rc;
     }
     if (strcmp(q.name, "custom") == 0) {
+        /* The path names the profile; it is printed in plain text and in
+         * JSON, so it is quoted when it is not printable UTF-8 and cut
+         * only between characters. */
+        size_t n = strlen(path), cut = 0;
+        int plain = qs_utf8_check(path, n) == n;
+        for (size_t i = 0; plain && i < n; i++)
+            plain = (unsigned char)path[i] >= 0x20 && path[i] != 0x7f;
         memset(q.name, 0, sizeof q.name);
-        snprintf(q.name, sizeof q.name, "%.*s", (int)sizeof q.name - 1, path);
+        if (!plain) {
+            qs_text_quote(path, n, q.name, sizeof q.name);
+        } else {
+            while (cut < n) {
+                size_t next = cut + 1;
+                while (next < n && ((unsigned char)path[next] & 0xc0) == 0x80)
+                    next++;
+                if (next >= sizeof q.name)
+                    break;
+                cut = next;
+            }
+            memcpy(q.name, path, cut);
+        }
     }
     *p = q;
     return ROBOT_OK;
@@ -314,16 +374,17 @@ int robot_profile_select(const char *spec, robot_profile *p, char *detail,
     int looks_like_path = strchr(spec, '/') != NULL ||
                           (strlen(spec) > 5 &&
                            strcmp(spec + strlen(spec) - 5, ".json") == 0);
-    FILE *f = fopen(spec, "rb");
-    if (!f && errno == ENOENT && !looks_like_path) {
+    /* stat, not fopen: opening a FIFO to see whether it exists would
+     * wait for a writer. */
+    struct stat st;
+    if (stat(spec, &st) != 0 && errno == ENOENT && !looks_like_path) {
+        char shown[80];
         robot_set_detail(detail, detail_len,
                    "no profile '%s' (built-in: default, lego, servo; or a "
                    "JSON file path)",
-                   spec);
+                   qs_text_quote(spec, strlen(spec), shown, sizeof shown));
         return ROBOT_ERR_PROFILE_NAME;
     }
-    if (f)
-        fclose(f);
     return robot_profile_load(spec, p, detail, detail_len);
 }
 

@@ -156,10 +156,9 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
  * QSV_ERR_INVALID_MOVES with f->reason the failed check's qs_errcode
  * ("TWIST", "CENTER", "MOVE", ...) and a message naming the position. */
 int qsv_request_cube(const qsv_request *r, qs_cube *c, qsv_failure *f);
-/* The offset of the first byte of s[0..len) that is not part of valid
- * UTF-8 (overlong forms, surrogates and code points past U+10FFFF
- * included), or len when all of it is. Requests must be UTF-8, and so is
- * everything the daemon and the CLI print. */
+/* qs_utf8_check under the service's name: the offset of the first byte
+ * of s[0..len) that is not valid UTF-8, or len. Requests must be UTF-8,
+ * and so is everything the daemon and the CLI print. */
 size_t qsv_utf8_check(const char *s, size_t len);
 /* Prints *r as a request frame (NUL-terminated JSON) into out. Returns the
  * length, or QSV_ERR_ARGUMENT when out is too small. */

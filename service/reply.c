@@ -322,6 +322,14 @@ int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
                                   "pong",     "status",   "cancel"};
     if (!frame || !type || !id || !f)
         return QSV_ERR_ARGUMENT;
+    /* A peer's text ends up in the caller's output (messages, profile
+     * names): it must be UTF-8, as the protocol says. */
+    size_t at = qs_utf8_check(frame, len);
+    if (at < len) {
+        char what[64];
+        snprintf(what, sizeof what, "byte %zu is not valid UTF-8", at);
+        return bad(f, what);
+    }
     cJSON *root = cJSON_ParseWithLength(frame, len);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);

@@ -109,67 +109,9 @@ static const char *quote(const char *s, char *buf, size_t len)
     return qs_text_quote(s ? s : "", s ? strlen(s) : 0, buf, len);
 }
 
-/* Offset of the first "\u0000" escape inside a JSON string of frame, or
- * len when there is none. An escaped backslash before a 'u' is no
- * escape, so strings are walked escape by escape. */
-static size_t escaped_nul(const char *frame, size_t len)
-{
-    int in_string = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = frame[i];
-        if (!in_string) {
-            in_string = c == '"';
-            continue;
-        }
-        if (c == '"') {
-            in_string = 0;
-        } else if (c == '\\' && i + 1 < len) {
-            if (frame[i + 1] == 'u' && i + 5 < len &&
-                memcmp(frame + i + 2, "0000", 4) == 0)
-                return i;
-            i++; /* the escaped character */
-        }
-    }
-    return len;
-}
-
 size_t qsv_utf8_check(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < len;) {
-        unsigned c = p[i];
-        size_t n;
-        unsigned min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xe0) == 0xc0) {
-            n = 1;
-            min = 0x80;
-            c &= 0x1f;
-        } else if ((c & 0xf0) == 0xe0) {
-            n = 2;
-            min = 0x800;
-            c &= 0x0f;
-        } else if ((c & 0xf8) == 0xf0) {
-            n = 3;
-            min = 0x10000;
-            c &= 0x07;
-        } else {
-            return i;
-        }
-        for (size_t k = 1; k <= n; k++) {
-            if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
-                return i;
-            c = c << 6 | (p[i + k] & 0x3f);
-        }
-        /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF
-         * are not UTF-8. */
-        if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-            return i;
-        i += n + 1;
-    }
-    return len;
+    return qs_utf8_check(s, len);
 }
 
 static int parse_profile(const cJSON *item, robot_profile *p, qsv_failure *f)
@@ -383,14 +325,14 @@ int qsv_request_parse(const char *frame, size_t len, qsv_request *r,
     if (nul)
         return fail(f, QSV_ERR_BAD_REQUEST, "NUL byte at byte %zu",
                     (size_t)(nul - frame));
-    size_t at = escaped_nul(frame, len);
+    size_t at = qs_json_escaped_nul(frame, len);
     if (at < len)
         return fail(f, QSV_ERR_BAD_REQUEST,
                     "escaped NUL (\\u0000) at byte %zu: no string or key "
                     "may contain one",
                     at);
     /* JSON is UTF-8 (RFC 8259), and what a reply echoes must be too. */
-    at = qsv_utf8_check(frame, len);
+    at = qs_utf8_check(frame, len);
     if (at < len)
         return fail(f, QSV_ERR_BAD_REQUEST,
                     "byte %zu is not valid UTF-8 (0x%02x)", at,

@@ -1,5 +1,7 @@
 /*
- * errors.c - messages and stable identifiers for the qs_error codes.
+ * errors.c - messages and stable identifiers for the qs_error codes, and
+ * the handling of outside text that every error message relies on:
+ * quoting it, checking that it is UTF-8, finding escaped NULs in JSON.
  *
  * The identifiers are part of the CLI's and daemon's output formats, so
  * they never change once published; the messages may be reworded.
@@ -91,4 +93,66 @@ char *qs_text_quote(const char *text, size_t len, char *out, size_t out_len)
     }
     out[used] = '\0';
     return out;
+}
+
+size_t qs_utf8_check(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        unsigned c = p[i];
+        size_t n;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            n = 1;
+            min = 0x80;
+            c &= 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 2;
+            min = 0x800;
+            c &= 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 3;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return i;
+        }
+        for (size_t k = 1; k <= n; k++) {
+            if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
+                return i;
+            c = c << 6 | (p[i + k] & 0x3f);
+        }
+        /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF
+         * are not UTF-8. */
+        if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+            return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+/* An escaped backslash before a 'u' is no escape, so strings are walked
+ * escape by escape. */
+size_t qs_json_escaped_nul(const char *frame, size_t len)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = frame[i];
+        if (!in_string) {
+            in_string = c == '"';
+            continue;
+        }
+        if (c == '"') {
+            in_string = 0;
+        } else if (c == '\\' && i + 1 < len) {
+            if (frame[i + 1] == 'u' && i + 5 < len &&
+                memcmp(frame + i + 2, "0000", 4) == 0)
+                return i;
+            i++; /* the escaped character */
+        }
+    }
+    return len;
 }

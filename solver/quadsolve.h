@@ -66,6 +66,15 @@ const char *qs_errcode(int err);
  * bytes, never a partial escape, and "..." when text did not fit; returns
  * out. */
 char *qs_text_quote(const char *text, size_t len, char *out, size_t out_len);
+/* The offset of the first byte of s[0..len) that is not part of valid
+ * UTF-8 (overlong forms, surrogates and code points past U+10FFFF
+ * included), or len when all of it is. */
+size_t qs_utf8_check(const char *s, size_t len);
+/* The offset of the first "\u0000" escape inside a string (or key) of
+ * the JSON text json[0..len), or len when there is none. A parser would
+ * hand such a string to C cut at the NUL, so that "htm\u0000x" read as
+ * "htm"; the request and profile parsers refuse it. */
+size_t qs_json_escaped_nul(const char *json, size_t len);
 
 /* ---------------------------------------------------------------- metrics */
 

@@ -30,6 +30,8 @@ static const struct {
     {QTAB_ERR_GENERATE, "GENERATE", "table generation failed"},
     {QTAB_ERR_CACHE_DIR, "CACHE_DIR", "no usable table cache directory"},
     {QTAB_ERR_ARGUMENT, "ARGUMENT", "invalid argument"},
+    {QTAB_ERR_NOT_REGULAR, "NOT_REGULAR",
+     "not a regular file (a directory, FIFO, socket or device)"},
 };
 
 static int find(int err)

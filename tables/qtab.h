@@ -46,6 +46,8 @@ typedef enum {
     QTAB_ERR_GENERATE = -13,       /* the solver's generator failed */
     QTAB_ERR_CACHE_DIR = -14,      /* no usable cache directory */
     QTAB_ERR_ARGUMENT = -15,       /* an argument out of range, buffer too small */
+    QTAB_ERR_NOT_REGULAR = -16,    /* the path is a directory, FIFO, socket or
+                                      device, not a table file */
 } qtab_error;
 
 /* A human-readable message for an error code (never NULL). */
@@ -107,7 +109,8 @@ int qtab_file_write(const char *path, const qtab_file_desc *desc,
  * when expect is not NULL, kind, metric, entries and bytes against
  * *expect, then that the file size is 64 + payload size (the order of
  * docs/tables.md). Returns QTAB_OK or the first failure (QTAB_ERR_NOT_FOUND,
- * _IO, _TRUNCATED, _MAGIC, _VERSION, _ENDIAN, _HEADER_CHECKSUM, _KIND,
+ * _NOT_REGULAR (a directory, FIFO or device: refused without waiting for
+ * a writer), _IO, _TRUNCATED, _MAGIC, _VERSION, _ENDIAN, _HEADER_CHECKSUM, _KIND,
  * _METRIC, _SIZE). *out, when not NULL,
  * is filled with what could be read: file_bytes whenever the file could be
  * opened, the other fields (and parsed = 1) once the magic matched. */

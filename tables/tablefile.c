@@ -237,8 +237,10 @@ static int open_checked(const char *path, const qtab_file_desc *expect,
     if (fstat(fd, &st) != 0)
         goto io_error;
     if (!S_ISREG(st.st_mode)) {
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        goto io_error;
+        /* Its own error, not an I/O one: errno would only say "Invalid
+         * argument" about a FIFO. */
+        close(fd);
+        return QTAB_ERR_NOT_REGULAR;
     }
     h->file_bytes = (uint64_t)st.st_size;
     if (h->file_bytes < QTAB_HEADER_BYTES) {

@@ -10,6 +10,9 @@
 #include "robot.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
+#include <zmq.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -337,6 +340,32 @@ static void test_tables_info(void **state)
     assert_non_null(strstr(out, "phase1"));
     assert_non_null(strstr(out, "phase2"));
     free(out);
+
+    /* Issue 15, item 3: a FIFO at a table path hung `tables info` and
+     * every solve; it is refused at once, by name. (At the first blob of
+     * the set, so that nothing is generated.) */
+    char dir[] = "/tmp/qs-cli-fifo-XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/htm-phase1.qst", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    const char *saved = getenv("QUADSOLVE_TABLES");
+    char *old = saved ? strdup(saved) : NULL;
+    setenv("QUADSOLVE_TABLES", dir, 1);
+    assert_int_equal(run("tables info --metric htm", NULL, &out), 1);
+    assert_non_null(strstr(out, "NOT_REGULAR"));
+    assert_non_null(strstr(out, "not a regular file"));
+    free(out);
+    assert_int_equal(run("solve --metric htm --scramble \"R U\"", NULL, &out),
+                     1);
+    assert_non_null(strstr(out, "not a regular file"));
+    free(out);
+    if (old)
+        setenv("QUADSOLVE_TABLES", old, 1);
+    else
+        unsetenv("QUADSOLVE_TABLES");
+    free(old);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void count_solution(void *ctx, const qs_solution *s)
@@ -539,6 +568,109 @@ static void to_qphase(const char *robot, int count, char *out, size_t len)
     snprintf(out + used, len - used, "{%d | 0.0}", count);
 }
 
+/* No byte below 0x20 but the newline, and valid UTF-8: what a terminal
+ * or a JSON reader can take. */
+static void assert_clean_text(const char *text)
+{
+    size_t n = strlen(text);
+    assert_int_equal(qs_utf8_check(text, n), n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)text[i] < 0x20 && text[i] != '\n')
+            fail_msg("control byte 0x%02x at %zu in %s", text[i], i, text);
+}
+
+/* Issue 15, item 11: error lines show input that is not UTF-8 or holds
+ * control bytes (a terminal escape here) quoted, never raw (the --json
+ * line is checked in test_scramble_and_errors). */
+static void test_hostile_input(void **state)
+{
+    (void)state;
+    char *out;
+    assert_int_equal(run("solve --metric htm", "UUU\xff\x1b[2J\n", &out), 1);
+    assert_true(strncmp(out, "error: LENGTH:", 14) == 0);
+    assert_clean_text(out);
+    free(out);
+    assert_int_equal(run("solve --metric htm --scramble \"$(printf 'R \\033[2J')\"",
+                         NULL, &out),
+                     1);
+    assert_true(strncmp(out, "error: MOVE:", 12) == 0);
+    assert_non_null(strstr(out, "\\x1b[2J"));
+    assert_clean_text(out);
+    free(out);
+}
+
+/* A daemon that answers pings, and each solve with the next of these
+ * error replies (%s is the request's id): a terminal escape in the
+ * message, then a message that is not UTF-8. */
+static const char *const hostile_replies[] = {
+    "{\"id\":%s,\"type\":\"error\",\"error\":{\"code\":\"BUSY\","
+    "\"message\":\"evil \\u001b[2J text\"}}",
+    "{\"id\":%s,\"type\":\"error\",\"error\":{\"code\":\"BUSY\","
+    "\"message\":\"caf\xc3\"}}",
+};
+
+static void *hostile_daemon(void *router)
+{
+    int solves = 0;
+    while (solves < 2) {
+        char identity[256], frame[4096], reply[8192];
+        int idlen = zmq_recv(router, identity, sizeof identity, 0);
+        int n = zmq_recv(router, frame, sizeof frame - 1, 0);
+        if (idlen < 0 || n < 0)
+            break;
+        frame[n] = '\0';
+        cJSON *o = cJSON_Parse(frame);
+        char *id = o ? cJSON_PrintUnformatted(
+                           cJSON_GetObjectItemCaseSensitive(o, "id"))
+                     : NULL;
+        const char *op = o ? cJSON_GetObjectItemCaseSensitive(o, "op")
+                                 ->valuestring
+                           : "";
+        if (strcmp(op, "ping") == 0)
+            snprintf(reply, sizeof reply,
+                     "{\"id\":%s,\"type\":\"pong\"}", id);
+        else
+            snprintf(reply, sizeof reply, hostile_replies[solves++], id);
+        free(id);
+        cJSON_Delete(o);
+        zmq_send(router, identity, (size_t)idlen, ZMQ_SNDMORE);
+        zmq_send(router, reply, strlen(reply), 0);
+    }
+    return NULL;
+}
+
+/* Issue 15, items 5 and 11 through --server: what a daemon says is shown
+ * as clean text too: a control byte in its message quoted, a reply that
+ * is not UTF-8 refused as PROTOCOL. */
+static void test_hostile_server(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *router = zmq_socket(ctx, ZMQ_ROUTER);
+    assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+    char ep[256];
+    size_t len = sizeof ep;
+    zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &len);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hostile_daemon, router), 0);
+    char args[512], *out;
+    snprintf(args, sizeof args,
+             "solve --server %s --metric htm --scramble R --scramble U", ep);
+    assert_int_equal(run(args, NULL, &out), 1);
+    pthread_join(t, NULL);
+    assert_clean_text(out);
+    char *lines[4];
+    assert_int_equal(lines_of(out, lines, 4), 2);
+    assert_string_equal(lines[0], "error: BUSY: evil \\x1b[2J text");
+    assert_true(strncmp(lines[1], "error: PROTOCOL:", 16) == 0);
+    assert_non_null(strstr(lines[1], "not valid UTF-8"));
+    free(out);
+    int linger = 0;
+    zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_close(router);
+    zmq_ctx_term(ctx);
+}
+
 static void test_compare_formats(void **state)
 {
     (void)state;
@@ -696,6 +828,8 @@ int main(void)
         cmocka_unit_test(test_stdin_one_line_per_input),
         cmocka_unit_test(test_arguments_json_and_metrics),
         cmocka_unit_test(test_scramble_and_errors),
+        cmocka_unit_test(test_hostile_input),
+        cmocka_unit_test(test_hostile_server),
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),

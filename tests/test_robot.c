@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "quadsolve.h"
@@ -525,6 +526,17 @@ static void test_profile_errors(void **state)
         {"\"open_ms\": 10", "\"open_ms\": 1e999", ROBOT_ERR_PROFILE_VALUE,
          "open_ms"},
         {"\"regrip_ms\": 70, ", "", ROBOT_ERR_PROFILE_MISSING, "regrip_ms"},
+        /* Issue 15: an escaped NUL cut a key or a string short (the key
+         * read as quarter_ms, the name as "mi"), a name that is not UTF-8
+         * or holds a terminal escape would reach the output. */
+        {"\"quarter_ms\"", "\"quarter_ms\\u0000x\"", ROBOT_ERR_PROFILE_JSON,
+         "escaped NUL (\\u0000) at line 2"},
+        {"\"mine\"", "\"mi\\u0000ne\"", ROBOT_ERR_PROFILE_JSON,
+         "escaped NUL"},
+        {"\"mine\"", "\"mi\xffne\"", ROBOT_ERR_PROFILE_JSON,
+         "not UTF-8 at line 1, column 13"},
+        {"\"mine\"", "\"\\u001b[2J\"", ROBOT_ERR_PROFILE_VALUE,
+         "control character"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char json[1024], detail[256] = "";
@@ -585,6 +597,36 @@ static void test_profile_files(void **state)
     assert_non_null(strstr(detail, "bad.json"));
     assert_non_null(strstr(detail, "quarter_ms"));
     unlink(path);
+    /* Issue 15: a FIFO (or device) as a profile path waited for a writer
+     * forever; it is refused at once. The alarm fails the test instead of
+     * hanging it when that breaks. */
+    snprintf(path, sizeof path, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(20);
+    assert_int_equal(robot_profile_select(path, &p, detail, sizeof detail),
+                     ROBOT_ERR_PROFILE_IO);
+    assert_non_null(strstr(detail, "not a regular file"));
+    assert_int_equal(robot_profile_select("/dev/zero", &p, detail,
+                                          sizeof detail),
+                     ROBOT_ERR_PROFILE_IO);
+    alarm(0);
+    unlink(path);
+    /* A nameless profile is named by its path: quoted when the path is
+     * not printable UTF-8, since the name is printed. */
+    snprintf(path, sizeof path, "%s/\x1b\xff.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(nameless, f);
+    fclose(f);
+    assert_int_equal(robot_profile_load(path, &p, detail, sizeof detail),
+                     ROBOT_OK);
+    assert_non_null(strstr(p.name, "\\x1b\\xff.json"));
+    unlink(path);
+    /* An unknown name is shown quoted. */
+    assert_int_equal(robot_profile_select("qu\x1b[2Jick", &p, detail,
+                                          sizeof detail),
+                     ROBOT_ERR_PROFILE_NAME);
+    assert_non_null(strstr(detail, "'qu\\x1b[2Jick'"));
     snprintf(path, sizeof path, "%s/p.json", dir);
     unlink(path);
     rmdir(dir);

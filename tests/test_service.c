@@ -127,6 +127,34 @@ static void test_reply_counts_from_a_peer(void **state)
     assert_int_equal(parse_progress_with("4096", &f), QSV_OK);
 }
 
+/* Issue 15, item 5 from the client's side: a reply that is not UTF-8 is
+ * PROTOCOL, so that its text never reaches the caller's output. */
+static void test_reply_not_utf8(void **state)
+{
+    (void)state;
+    static const char *const frames[] = {
+        "{\"id\":1,\"type\":\"error\",\"error\":{\"code\":\"BUSY\","
+        "\"message\":\"caf\xc3\"}}",
+        "{\"id\":\"\xff\",\"type\":\"pong\"}",
+        "{\"id\":1,\"type\":\"pong\",\"x\":\"\xed\xa0\x80\"}",
+    };
+    qsv_reply_type type;
+    char id[QSV_MAX_ID + 1];
+    qsv_failure f;
+    for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) {
+        assert_int_equal(qsv_reply_parse(frames[i], strlen(frames[i]), &type,
+                                         id, NULL, NULL, &f),
+                         QSV_ERR_PROTOCOL);
+        assert_non_null(strstr(f.message, "not valid UTF-8"));
+    }
+    const char *ok = "{\"id\":1,\"type\":\"error\",\"error\":{\"code\":"
+                     "\"BUSY\",\"message\":\"caf\xc3\xa9\"}}";
+    assert_int_equal(qsv_reply_parse(ok, strlen(ok), &type, id, NULL, NULL,
+                                     &f),
+                     QSV_OK);
+    assert_string_equal(f.message, "caf\xc3\xa9");
+}
+
 static void assert_refused(const char *json, int code, const char *says)
 {
     qsv_request r;
@@ -208,6 +236,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request_round_trip),
         cmocka_unit_test(test_reply_counts_from_a_peer),
+        cmocka_unit_test(test_reply_not_utf8),
         cmocka_unit_test(test_request_hostile_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

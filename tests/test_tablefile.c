@@ -373,12 +373,13 @@ static void test_missing(void **state)
     assert_int_equal(qtab_file_info(f->path, &d, &h), QTAB_ERR_NOT_FOUND);
     assert_false(h.parsed);
     /* A directory is no table file, and no "missing" one either. */
-    assert_int_equal(map_status(f->dir, &d), QTAB_ERR_IO);
+    assert_int_equal(map_status(f->dir, &d), QTAB_ERR_NOT_REGULAR);
     /* A FIFO is refused at once instead of waiting for a writer (issue
      * 15: `tables info` and the daemon's loader hung there). */
     assert_int_equal(mkfifo(f->path, 0600), 0);
-    assert_int_equal(map_status(f->path, &d), QTAB_ERR_IO);
-    assert_int_equal(qtab_file_info(f->path, &d, &h), QTAB_ERR_IO);
+    assert_int_equal(map_status(f->path, &d), QTAB_ERR_NOT_REGULAR);
+    assert_int_equal(qtab_file_info(f->path, &d, &h), QTAB_ERR_NOT_REGULAR);
+    assert_string_equal(qtab_errcode(QTAB_ERR_NOT_REGULAR), "NOT_REGULAR");
     unlink(f->path);
 }
 
