@@ -25,7 +25,11 @@
  * threads take them in turn. Each node lists its children first and
  * prefetches their table entries, then visits them. With the large move
  * table (robot_p1x) a node learns from its own entry which children can
- * still finish in time, so the others are never located or read.
+ * still finish in time, so the others are never located or read. The
+ * corner table (rcorners) bounds the whole rest of a path, phase 2
+ * included, and so drops children deep in phase 1 whose corners alone
+ * need more robot moves than the best solution leaves (about a third of
+ * the phase-1 nodes).
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -522,6 +526,9 @@ typedef struct {
     uint16_t flip, twist, slice, corners;
     uint8_t op, o, set, cost, sym;
     int8_t dist;      /* phase-1 distance in its class, -1 until known */
+    uint8_t cdist;    /* robot moves its corners alone need */
+    uint8_t cshift;   /* corner entry: bit of the kid's class */
+    uint32_t cindex;  /* corner entry (rcorners) of a turn's kid */
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
 } kid;
 
@@ -594,6 +601,10 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     int count = 0, k = d->cls[n->o];
     turn_bounds b;
     bounds_init(t, n, k, &b);
+    /* Robot moves the path may still take, this node's child included:
+     * a child whose corners alone need more is not visited. */
+    int budget = atomic_load_explicit(&sh->limit, memory_order_relaxed) -
+                 (w->len1 - togo);
     /* Turns that can still finish at cost 1, and after a full regrip. */
     uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
              ok2 = bounds_allowed(&b, togo - n->dist - 1);
@@ -630,6 +641,8 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             __builtin_prefetch(
                 &t->fs_packed[c->slice / 24 * N_FLIP + c->flip]);
         }
+        c->cindex = robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
+        __builtin_prefetch(&t->rcorners[c->cindex]);
         count++;
     }
     if (need < 0 && togo >= 2)
@@ -638,25 +651,50 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                           step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
             if (!cost || cost >= togo)
                 continue;
+            int k2 = d->cls[d->tilt_to[n->o][tilt]];
+            int cdist = robot_corner_dist(t, n->corners, n->twist, k2);
+            if (cdist > budget - cost)
+                continue;
             kid *c = &kids[count];
             *c = *n;
             c->op = (uint8_t)(TILT_OP + tilt);
             c->o = d->tilt_to[n->o][tilt];
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
+            c->cdist = (uint8_t)cdist;
             /* The same position: its entry is the node's. */
             c->dist = (int8_t)kid_dist(t, n, d->cls[c->o]);
             if (c->dist > togo - cost)
                 continue;
             count++;
         }
-    /* Second pass: the children's entries, whose symmetry classes are on
-     * the way by now (a tilt child's is the node's, already read). */
-    for (int i = 0; i < count; i++)
-        if (kids[i].index != UINT32_MAX && kids[i].op < TILT_OP) {
-            locate(t, &kids[i]);
-            prefetch_entry(t, &kids[i]);
+    /* Second pass: turns whose corners alone need more than the budget
+     * are dropped (their corner entries are on the way by now), the
+     * others' phase-1 entries fetched, their symmetry classes being on
+     * the way too (a tilt child's entry is the node's, already read). */
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+        kid *c = &kids[i];
+        if (c->op < TILT_OP) {
+            c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
+                                                   c->cshift);
+            if (c->cdist > budget - c->cost)
+                continue;
+            if (c->index != UINT32_MAX) {
+                locate(t, c);
+                prefetch_entry(t, c);
+                /* the move-table rows of the kid's own children */
+                __builtin_prefetch(move_row(t, t->flip_move, c->flip));
+                __builtin_prefetch(move_row(t, t->twist_move, c->twist));
+                __builtin_prefetch(move_row(t, t->edge4_move[0], c->slice));
+                __builtin_prefetch(move_row(t, t->corners_move, c->corners));
+            }
         }
+        if (kept != i)
+            kids[kept] = *c;
+        kept++;
+    }
+    count = kept;
     /* Third pass: visit the children within reach. */
     for (int i = 0; i < count && !w->halt; i++) {
         kid *c = &kids[i];
@@ -669,7 +707,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                                    : d->op[n->o][c->op],
                          tilted_op ? sh->tilt_us : sh->move_us[c->op],
                          c->cost);
-            if (over_time(w, g2, rest))
+            if (over_time(w, g2, rest > c->cdist ? rest : c->cdist))
                 continue;
         }
         w->path[depth] = c->op;
@@ -918,7 +956,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         (o->objective != ROBOT_OBJ_MOVES && o->objective != ROBOT_OBJ_TIME))
         return ROBOT_ERR_ARGUMENT;
     if (qs_tables_metric(t) != QS_METRIC_ROBOT || !t->rphase1 ||
-        !t->rphase2)
+        !t->rphase2 || !t->rcorners)
         return ROBOT_ERR_TABLES;
     if (qs_cube_check(c))
         return ROBOT_ERR_CUBE;

@@ -16,7 +16,8 @@
  * robot phase1 / phase2: the same distances in robot moves for each tilt
  *   class (the axis the robot cannot turn), see qs_internal.h; robot
  *   phase1-moves adds to the phase-1 distances what each turn does to them
- *   (robot_p1x).
+ *   (robot_p1x); robot corners, the corner table's distances in robot
+ *   moves per tilt class, bounds the whole cube anywhere in the search.
  *
  * All are breadth-first searches in the metric's units (moves of cost 2
  * exist in the quarter-turn metrics), spread over threads: early levels
@@ -172,6 +173,48 @@ static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     uint64_t p1 = idx / N_TILT, cls = p1 / N_TWIST;
     int k = (int)(idx % N_TILT), tw = (int)(p1 % N_TWIST), n = 0;
     unsigned self = t->fs_selfsym[cls];
+    for (int s = 1; s < N_SYM; s++)
+        if (self >> s & 1)
+            out[n++] = (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT +
+                       t->axis_conj[k][s];
+    return n;
+}
+
+/* ---- robot corners: (corner class, twist, tilt class k), index
+ * (class * N_TWIST + twist) * 3 + k; moves as in robot phase 1. */
+
+static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
+                             uint8_t *cost)
+{
+    const qs_tables *t = sp->t;
+    uint64_t entry = idx / N_TILT;
+    int k = (int)(idx % N_TILT), n = 0;
+    int corners = t->corner_rep[entry / N_TWIST], tw = (int)(entry % N_TWIST);
+    uint64_t moves = t->tilt_moves[k];
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        int c2 = move_row(t, t->corners_move, corners)[m];
+        int s = t->corner_sym[c2];
+        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]][s];
+        child[n] = ((uint64_t)t->corner_class[c2] * N_TWIST + tw2) * N_TILT +
+                   t->axis_conj[k][s];
+        cost[n++] = 1;
+    }
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != k) {
+            child[n] = entry * N_TILT + k2;
+            cost[n++] = 1;
+        }
+    return n;
+}
+
+static int rcorners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_tables *t = sp->t;
+    uint64_t entry = idx / N_TILT, cls = entry / N_TWIST;
+    int k = (int)(idx % N_TILT), tw = (int)(entry % N_TWIST), n = 0;
+    unsigned self = t->corner_selfsym[cls];
     for (int s = 1; s < N_SYM; s++)
         if (self >> s & 1)
             out[n++] = (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT +
@@ -690,6 +733,39 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
     return err;
 }
 
+static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
+                             bfs_job *job)
+{
+    space sp = {t, N_CORNERS_OPT * N_TILT, PHASE2_MAX_DIST, rcorners_children,
+                rcorners_equivalents};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    uint64_t solved = (uint64_t)t->corner_class[0] * N_TWIST, starts[N_TILT];
+    for (int k = 0; k < N_TILT; k++)
+        starts[k] = solved * N_TILT + k;
+    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    for (uint64_t i = 0; !err && i < N_CORNERS_OPT; i++) {
+        const uint8_t *d = &dist[i * N_TILT];
+        int least = d[0] < d[1] ? d[0] : d[1];
+        if (d[2] < least)
+            least = d[2];
+        uint8_t e = (uint8_t)least;
+        for (int k = 0; k < N_TILT; k++) {
+            if (d[k] > least + 1)
+                err = QS_ERR_TABLES; /* a tilt reaches every class */
+            e |= (uint8_t)((d[k] > least) << (4 + k));
+        }
+        buf[i] = e;
+    }
+    free(dist);
+    return err;
+}
+
 /* ---- the optimal solver's large table (BLOB_OPT_LARGE)
  *
  * A breadth-first search of its own rather than bfs(): at 3.4e9 entries
@@ -913,7 +989,7 @@ int qs_blob_count(qs_metric m)
     if (m == QS_METRIC_HTM || m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's large move table is optional (--table-size). */
-    return m == QS_METRIC_ROBOT ? BLOB_COUNT + 1 : BLOB_COUNT;
+    return m == QS_METRIC_ROBOT ? BLOB_COUNT + 2 : BLOB_COUNT;
 }
 
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
@@ -929,6 +1005,13 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
             info->entries = N_PHASE1;
             info->bytes = N_PHASE1 * sizeof(robot_p1x);
             info->optional = 1;
+            return QS_OK;
+        }
+        if (i == BLOB_ROBOT_CORNERS) {
+            info->name = "corners";
+            info->kind = 13;
+            info->entries = N_CORNERS_OPT;
+            info->bytes = N_CORNERS_OPT;
             return QS_OK;
         }
         if (i != BLOB_PHASE1 && i != BLOB_PHASE2)
@@ -1001,7 +1084,9 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         if (m == QS_METRIC_ROBOT)
             err = i == BLOB_PHASE1   ? generate_rphase1(t, buf, threads, &job)
                   : i == BLOB_PHASE2 ? generate_rphase2(t, buf, threads, &job)
-                                     : generate_rphase1x(t, buf, threads, &job);
+                  : i == BLOB_ROBOT_CORNERS
+                      ? generate_rcorners(t, buf, threads, &job)
+                      : generate_rphase1x(t, buf, threads, &job);
         else if (i == BLOB_PHASE1)
             err = generate_phase1(t, buf, threads, &job);
         else if (i == BLOB_PHASE2)

@@ -290,6 +290,17 @@ static inline int opt_large_value(const uint8_t *tab, uint64_t i)
  * position, and dist has every class's distance. */
 enum { BLOB_ROBOT_MOVES = 2 };
 
+/* The robot set's corner table (BLOB_ROBOT_CORNERS): one byte per
+ * (corner class, twist in the class's frame), indexed as the optimal
+ * solver's corners, for the distance in robot moves (turns and tilts) to
+ * solved corners from each tilt class k, ending in any class. A tilt
+ * reaches any class, so the three differ by at most one: the low nibble
+ * is the least of them, bit 4 + k says class k's is one more. The
+ * corners alone bound the whole cube's distance, so the search can use it
+ * at any node, in phase 1 too, where the phase-1 table says nothing of how
+ * long phase 2 will be. */
+enum { BLOB_ROBOT_CORNERS = 3 };
+
 typedef struct {
     uint16_t dist;      /* nibble k: distance from class k, as rphase1 */
     uint16_t unused;
@@ -374,6 +385,7 @@ struct qs_tables {
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */
+    const uint8_t *rcorners;   /* see BLOB_ROBOT_CORNERS */
 };
 
 /* The row of a move table for coordinate value x, one entry per move. Rows
@@ -449,6 +461,34 @@ static inline void robot_p1x_deltas(const qs_tables *t, const robot_p1x *e,
     by_delta[0] = low & ~high;
     by_delta[1] = (low & high) | (~low & ~high & turns);
     by_delta[2] = ~low & high;
+}
+
+/* robot_corner_dist in two steps, so that a search can fetch the entry
+ * ahead of reading it: the entry's index, and in *shift the position of
+ * class k's nibble in it. */
+static inline uint32_t robot_corner_index(const qs_tables *t, int corners,
+                                          int twist, int k, uint8_t *shift)
+{
+    int s = t->corner_sym[corners];
+    *shift = (uint8_t)(4 + t->axis_conj[k][s]);
+    return (uint32_t)t->corner_class[corners] * N_TWIST +
+           t->twist_conj[twist][s];
+}
+
+/* The distance an entry holds for the class whose bit is at shift. */
+static inline int robot_corner_value(uint8_t e, int shift)
+{
+    return (e & 15) + (e >> shift & 1);
+}
+
+/* The robot moves from tilt class k (of the position's own frame) to
+ * solved corners, for corners and twist coordinates (see rcorners). */
+static inline int robot_corner_dist(const qs_tables *t, int corners,
+                                    int twist, int k)
+{
+    uint8_t shift;
+    uint32_t i = robot_corner_index(t, corners, twist, k, &shift);
+    return robot_corner_value(t->rcorners[i], shift);
 }
 
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)

@@ -7,7 +7,7 @@
  * seen through whatever symmetry the lookup uses; the phase-2 tables must
  * never exceed it. The robot tables are checked the same way over states
  * that carry the tilt class, the large robot table's per-turn deltas
- * included.
+ * and the corner table included.
  */
 #include "testutil.h"
 
@@ -289,6 +289,56 @@ static void check_robot_phase1(const qs_tables *t, int radius)
     map_free(&map);
 }
 
+/* Corner keys: (corners * 2187 + twist) * 3 + k. The corner table is
+ * exact: the breadth-first search's distance, read through the symmetry
+ * that reduces the corners, with the class mapped along. */
+static void check_robot_corners(const qs_tables *t, int radius)
+{
+    state_map map;
+    map_init(&map, 25);
+    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
+    assert_non_null(level);
+    for (int k = 0; k < N_TILT; k++)
+        map_lower(&map, (uint64_t)k, 0);
+    for (int d = 0; d < radius; d++) {
+        uint64_t n = 0;
+        for (uint64_t i = 0; i <= map.mask; i++)
+            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
+                level[n++] = map.keys[i] - 1;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t pos = level[j] / N_TILT;
+            int k = (int)(level[j] % N_TILT);
+            int corners = (int)(pos / N_TWIST), twist = (int)(pos % N_TWIST);
+            for (int m = 0; m < t->n_moves; m++)
+                if (t->tilt_moves[k] >> m & 1) {
+                    uint64_t child =
+                        (uint64_t)move_row(t, t->corners_move, corners)[m] *
+                            N_TWIST +
+                        move_row(t, t->twist_move, twist)[m];
+                    map_lower(&map, child * N_TILT + (uint64_t)k, d + 1);
+                }
+            for (int k2 = 0; k2 < N_TILT; k2++)
+                map_lower(&map, pos * N_TILT + (uint64_t)k2, d + 1);
+        }
+    }
+    uint64_t checked = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = map.keys[i] - 1, pos = key / N_TILT;
+        int k = (int)(key % N_TILT);
+        assert_int_equal(robot_corner_dist(t, (int)(pos / N_TWIST),
+                                           (int)(pos % N_TWIST), k),
+                         map.dist[i]);
+        checked++;
+    }
+    print_message("robot: %llu corner distances checked (radius %d)\n",
+                  (unsigned long long)checked, radius);
+    assert_true(checked > 100000);
+    free(level);
+    map_free(&map);
+}
+
 /* Phase 2 keys: ((corners * 40320 + udedges) * 24 + slice order) * 9 +
  * k * 3 + e, e the class the search must end in. */
 static void check_robot_phase2(const qs_tables *t, int radius)
@@ -364,6 +414,7 @@ static void test_robot(void **state)
     assert_true(qs_tables_robot_large(t));
     check_robot_phase1(t, 5);
     check_robot_phase2(t, 6);
+    check_robot_corners(t, 5);
     qtab_close(set);
 }
 
