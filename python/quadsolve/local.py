@@ -109,7 +109,8 @@ class Solver:
 
     def close(self):
         """Frees the tables; the Solver cannot be used afterwards."""
-        if self._handle:
+        # (also from __del__ after a failed __init__, without a handle)
+        if getattr(self, "_handle", None):
             self._lib.qsv_local_close(self._handle)
             self._handle = None
 
