@@ -112,6 +112,13 @@ char *qsv_local_solve(qsv_local *l, const char *frame, size_t len,
             f.code = QSV_ERR_UNKNOWN_OP;
             snprintf(f.message, sizeof f.message,
                      "in process, only \"solve\" requests are served");
+        } else if (r->deadline_ms > 0) {
+            /* The daemon's deadline covers its queue, which this has
+             * not; refused rather than silently ignored. */
+            f.code = QSV_ERR_BAD_REQUEST;
+            snprintf(f.message, sizeof f.message,
+                     "deadline_ms is the daemon's; in process, time_ms "
+                     "limits the search (an optimal one: the cancel flag)");
         } else {
             const qs_tables *t = tables_for(l, r, &f);
             int threads = l->threads > 0 ? l->threads : 1;

@@ -256,7 +256,8 @@ int qsv_local_open(const char *tables_dir, int threads, int small_tables,
 /* Solves one request frame (len bytes; op "solve"; "progress" is
  * ignored) and returns the reply frame, a "result" or an "error" exactly
  * as the daemon would send it (UNAVAILABLE when the tables cannot be
- * opened, UNKNOWN_OP for other ops), to be freed with qsv_free; NULL only
+ * opened, UNKNOWN_OP for other ops, BAD_REQUEST for deadline_ms, which
+ * bounds the daemon's queue), to be freed with qsv_free; NULL only
  * when out of memory. cancel (may be NULL) stops the search as in
  * qsv_solve. Re-entrant: threads may share one qsv_local. */
 char *qsv_local_solve(qsv_local *l, const char *frame, size_t len,

@@ -92,6 +92,9 @@ static void test_solves_and_refuses(void **state)
                         "\"metric\":\"stm\"}"),
                  "BAD_REQUEST", NULL);
     assert_error(ask(l, "{\"id\":5,\"op\":\"status\"}"), "UNKNOWN_OP", NULL);
+    assert_error(ask(l, "{\"id\":8,\"op\":\"solve\",\"scramble\":\"R\","
+                        "\"deadline_ms\":100}"),
+                 "BAD_REQUEST", NULL);
     assert_error(ask(l, "not json"), "BAD_REQUEST", NULL);
     snprintf(frame, sizeof frame,
              "{\"id\":6,\"op\":\"solve\",\"facelets\":\"%s\","

@@ -20,10 +20,15 @@ HARD = "DRBLUUDDUFRDRRLRFLFFLBFDULUBFFRDUBUULBRLLDRBRLFFDBUBBD"
 SCRAMBLE = "R U2 F' L D B2 R' U"
 
 
+# One set of tables for the whole run, the one quadsolve.solve uses: the
+# small robot set when QUADSOLVE_TABLE_SIZE=small (tests/test_python.sh),
+# and only the metrics below, so the process holds about 2 GB at most.
+METRICS = ("robot", "htm", "qtm")
+
+
 @pytest.fixture(scope="module")
 def solver():
-    with Solver(threads=2) as s:
-        yield s
+    return quadsolve.local.default_solver()
 
 
 def test_solve_like_kociemba():
@@ -32,9 +37,9 @@ def test_solve_like_kociemba():
     assert solves(HARD, moves)
 
 
-def test_every_metric(solver):
+def test_metrics(solver):
     cube = scramble_to_facelets(SCRAMBLE)
-    for metric in ("htm", "qtm", "axht", "axqt", "robot"):
+    for metric in METRICS:
         res = solver.solve_full(cube, metric=metric, time_ms=20)
         assert res["type"] == "result" and res["metric"] == metric
         best = res["solutions"][0]
@@ -81,6 +86,9 @@ def test_bad_options(solver):
     with pytest.raises(QuadsolveError) as e:
         solver.solve(scramble="R U X2", metric="htm")
     assert (e.value.code, e.value.number) == ("INVALID_MOVES", -2)
+    with pytest.raises(QuadsolveError) as e:
+        solver.solve(HARD, metric="htm", deadline_ms=100)
+    assert e.value.code == "BAD_REQUEST" and "time_ms" in e.value.message
     with pytest.raises(QuadsolveError) as e:
         solver.request({"id": 7, "op": "status"})
     assert (e.value.code, e.value.request_id) == ("UNKNOWN_OP", 7)
