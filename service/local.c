@@ -9,6 +9,8 @@
  * the request and result structs' layout, and its errors are the
  * protocol's, mapped once (qsv_reply_error), whichever way it solves.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
 #include "qsservice.h"
 #include "qtab.h"
 

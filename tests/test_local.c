@@ -4,6 +4,8 @@
  * each metric opened on first use and shared by threads; every error a
  * reply with its code. Solutions are checked by applying their moves.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+
 #include "testutil.h"
 
 #include "qsservice.h"
