@@ -8,6 +8,8 @@ packages=(
     build-essential cmake pkg-config
     libzmq3-dev libserialport-dev libcjson-dev libcmocka-dev libxxhash-dev
     python3-zmq python3-jsonschema valgrind time bc
+    help2man man-db bsdextrautils
+    python3-venv python3-pytest python3-setuptools python3-wheel
     parallel chromium clang libclang-rt-14-dev
 )
 

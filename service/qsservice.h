@@ -237,6 +237,34 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
  * under r's profile (no plan is checked under r->local.no_plan). Returns QSV_OK or QSV_ERR_INTERNAL with *f. */
 int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
 
+/* ------------------------------------------------------------- in process */
+
+/* The daemon's exchange without the daemon, for bindings (the Python
+ * package's quadsolve.solve): a solve request frame in, its reply frame
+ * out, solved by qsv_solve in the calling thread. The table set of each
+ * metric is opened (generated into the directory when missing) on the
+ * first request that needs it and kept until qsv_local_close. */
+typedef struct qsv_local qsv_local;
+
+/* tables_dir NULL: qtab_cache_dir. threads: search and generation threads,
+ * 0 for the online CPUs when generating and 1 for searching. small_tables:
+ * the small robot set (728 MB instead of 2.98 GB) and the small optimal
+ * bound, for small machines. Returns QSV_OK and *out, QSV_ERR_ARGUMENT or
+ * QSV_ERR_INTERNAL (out of memory). */
+int qsv_local_open(const char *tables_dir, int threads, int small_tables,
+                   qsv_local **out);
+/* Solves one request frame (len bytes; op "solve"; "progress" is
+ * ignored) and returns the reply frame, a "result" or an "error" exactly
+ * as the daemon would send it (UNAVAILABLE when the tables cannot be
+ * opened, UNKNOWN_OP for other ops, BAD_REQUEST for deadline_ms, which
+ * bounds the daemon's queue), to be freed with qsv_free; NULL only
+ * when out of memory. cancel (may be NULL) stops the search as in
+ * qsv_solve. Re-entrant: threads may share one qsv_local. */
+char *qsv_local_solve(qsv_local *l, const char *frame, size_t len,
+                      const atomic_int *cancel);
+/* Frees l and its tables; l may be NULL. */
+void qsv_local_close(qsv_local *l);
+
 /* ------------------------------------------------------------------ replies */
 
 struct cJSON;

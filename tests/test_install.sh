@@ -2,11 +2,11 @@
 # test_install.sh - quadsolve as installed software (the install rules of
 # every folder, lib/): `cmake --install` into a temporary prefix (and with
 # DESTDIR) puts the four programs, libquadsolve with its headers and
-# quadsolve.pc, the systemd unit and the docs where they belong; the
-# installed programs run; the example robot program of examples/c builds
-# with `pkg-config --cflags --libs quadsolve` against the installed tree
-# and solves a cube in the robot metric in-process; and the library exports
-# only prefixed names.
+# quadsolve.pc, the systemd unit, the man pages and the docs where they
+# belong; the installed programs run and their man pages render; the
+# example robot program of examples/c builds with `pkg-config --cflags
+# --libs quadsolve` against the installed tree and solves a cube in the
+# robot metric in-process; and the library exports only prefixed names.
 set -euo pipefail
 
 build=${QS_BUILD_DIR:?QS_BUILD_DIR is not set}
@@ -22,9 +22,28 @@ for f in bin/quadsolve bin/quadsolved bin/quadctl bin/quadsim \
     include/quadsolve/quadsolve.h include/quadsolve/qtab.h \
     include/quadsolve/robot.h include/quadsolve/qsservice.h \
     lib/systemd/system/quadsolved.service share/doc/quadsolve/README.md \
-    share/doc/quadsolve/protocol.md share/doc/quadsolve/examples/c/robot_solve.c; do
+    share/doc/quadsolve/protocol.md share/doc/quadsolve/examples/c/robot_solve.c \
+    share/man/man1/quadsolve.1.gz share/man/man1/quadsolved.1.gz \
+    share/man/man1/quadctl.1.gz share/man/man1/quadsim.1.gz; do
     [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
+
+# The man pages: made from each program's --help (an option of each
+# shows) and its man/*.h2m (a section of each shows), and man formats
+# them without complaint.
+man1="$prefix/share/man/man1"
+check_page() { # PAGE OPTION TEXT
+    local text
+    text=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$man1/$1.1.gz" \
+        2>"$tmp/man.err" | col -b) || fail "man -l $1.1.gz failed"
+    [ ! -s "$tmp/man.err" ] || fail "man warns on $1.1: $(head -3 "$tmp/man.err")"
+    echo "$text" | grep -q -- "$2" || fail "$1.1 lacks $2 (from --help)"
+    echo "$text" | grep -q -- "$3" || fail "$1.1 lacks $3 (from man/$1.h2m)"
+}
+check_page quadsolve --metric QUADSOLVE_TABLES
+check_page quadsolved --robot-tables QUADSOLVED_OPTS
+check_page quadctl --recover firmware-protocol.md
+check_page quadsim --jitter quadsim.md
 libdir=$(dirname "$(find "$prefix" -name 'libquadsolve.so.*.*.*' | head -1)")
 [ -n "$libdir" ] && [ -d "$libdir" ] || fail "libquadsolve.so is not installed"
 [ -L "$libdir/libquadsolve.so" ] || fail "no libquadsolve.so link"
@@ -81,7 +100,8 @@ done
 files=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 for f in ./usr/bin/quadsolved ./usr/bin/quadsolve ./usr/bin/quadctl \
     ./usr/bin/quadsim ./usr/include/quadsolve/robot.h \
-    ./usr/lib/systemd/system/quadsolved.service; do
+    ./usr/lib/systemd/system/quadsolved.service \
+    ./usr/share/man/man1/quadsolve.1.gz ./usr/share/man/man1/quadctl.1.gz; do
     echo "$files" | grep -x "$f" >/dev/null || fail "$f is not in the package"
 done
 echo "$files" | grep -E 'libquadsolve\.so\.0$' >/dev/null ||

@@ -1,9 +1,9 @@
-#!/usr/bin/python3
-"""Tests of the Python example client against the real daemon.
+"""Tests of quadsolve.client, the Python package's daemon client, against
+the real daemon.
 
 Starts quadsolved (path in $QUADSOLVED) on a free loopback port with the
 robot and htm tables, then exercises the protocol through
-quadsolve_client.Client and a few raw sockets: solving cubes from
+quadsolve.Client and a few raw sockets: solving cubes from
 $QUADSOLVE_BENCH_DIR/random-1k.txt with every solution checked by the
 pure-Python cube model, error replies, progress, cancel, deadlines, BUSY,
 REQ clients, CURVE, the example's command line, and finally SIGTERM with
@@ -29,9 +29,11 @@ try:
 except ImportError:  # Debian: python3-jsonschema (scripts/deps.sh)
     jsonschema = None
 
+from quadsolve import client as qc
+
+from cubes import BAD_CUBES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import quadsolve_client as qc  # noqa: E402
 
 DAEMON = os.environ.get("QUADSOLVED")
 BENCH = os.environ.get("QUADSOLVE_BENCH_DIR")
@@ -69,41 +71,6 @@ def stop_daemon(proc, timeout=10):
         proc.communicate()
         return None
     return proc.returncode
-
-
-def facelet(name):
-    """Index of a facelet such as "U9" in a facelet string."""
-    return "URFDLB".index(name[0]) * 9 + int(name[1]) - 1
-
-
-def swapped(*pairs, cube=SOLVED):
-    """cube with the facelets of each (name, name) pair exchanged."""
-    c = list(cube)
-    for a, b in pairs:
-        i, j = facelet(a), facelet(b)
-        c[i], c[j] = c[j], c[i]
-    return "".join(c)
-
-
-def replace(cube, name, colour):
-    i = facelet(name)
-    return cube[:i] + colour + cube[i + 1:]
-
-
-# One defective facelet string for each INVALID_CUBE reason.
-BAD_CUBES = {
-    "LENGTH": SOLVED[:53],
-    "CHARACTER": SOLVED[:53] + "X",
-    "CENTER": swapped(("U5", "R5")),
-    "COLOR_COUNT": replace(SOLVED, "U1", "R"),
-    "CORNER": swapped(("U9", "R1")),           # a mirrored corner
-    "EDGE": swapped(("F2", "D2")),             # edges U-D and F-F
-    "DUP_CORNER": swapped(("U1", "R1"), ("L1", "U9")),
-    "DUP_EDGE": swapped(("F2", "B8")),         # UF->UB, DB->DF
-    "TWIST": swapped(("U9", "R1"), ("U9", "F3")),
-    "FLIP": swapped(("U8", "F2")),
-    "PARITY": swapped(("F2", "R2")),           # UF and UR exchanged
-}
 
 
 class Raw:
@@ -551,9 +518,9 @@ class DaemonTest(unittest.TestCase):
     def test_14_command_line(self):
         with open(os.path.join(BENCH, "random-1k.txt")) as f:
             cubes = [next(f).strip() for _ in range(3)]
-        script = os.path.join(HERE, "quadsolve_client.py")
+        script = ["-m", "quadsolve.client"]
         out = subprocess.run(
-            [sys.executable, script, "--endpoint", self.endpoint,
+            [sys.executable, *script, "--endpoint", self.endpoint,
              "--metric", "htm", *cubes, SOLVED],
             capture_output=True, text=True, timeout=30)
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -563,7 +530,7 @@ class DaemonTest(unittest.TestCase):
             self.assertTrue(qc.solves(cube, moves))
         self.assertEqual(lines[3], "")
         out = subprocess.run(
-            [sys.executable, script, "--endpoint", self.endpoint,
+            [sys.executable, *script, "--endpoint", self.endpoint,
              BAD_CUBES["TWIST"]], capture_output=True, text=True, timeout=30)
         self.assertEqual(out.returncode, 1)
         self.assertTrue(out.stdout.startswith("error: INVALID_CUBE: TWIST: "),
@@ -604,7 +571,9 @@ class DaemonTest(unittest.TestCase):
     @unittest.skipUnless(jsonschema, "python3-jsonschema is not installed")
     def test_16_schema(self):
         # Requests and every kind of reply against docs/protocol.schema.json.
-        path = os.path.join(HERE, "..", "..", "docs", "protocol.schema.json")
+        source = os.environ.get("QUADSOLVE_SOURCE_DIR",
+                                os.path.join(HERE, "..", ".."))
+        path = os.path.join(source, "docs", "protocol.schema.json")
         with open(path) as f:
             schema = json.load(f)
         jsonschema.Draft202012Validator.check_schema(schema)

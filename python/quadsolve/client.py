@@ -1,11 +1,10 @@
-#!/usr/bin/python3
-"""A small Python client for quadsolved, the quadsolve solver daemon.
+"""quadsolve.client: the client of quadsolved, the quadsolve solver daemon.
 
 The protocol is described in docs/protocol.md: JSON objects, one per
 ZeroMQ frame, over a DEALER socket connected to the daemon's ROUTER. This
 module needs only pyzmq (Debian: python3-zmq) and the standard library.
 
-    from quadsolve_client import Client
+    from quadsolve import Client
     with Client("tcp://127.0.0.1:5555") as qs:
         result = qs.solve("DRBLUUDDUFRDRRLRFLFFLBFDULUBFFRDUBUULBRLLDRBRLFFDBUBBD",
                           metric="robot", time_ms=20,
@@ -18,8 +17,10 @@ cancelled, and every solution is checked with the pure-Python cube model
 below before solve() returns it. A Client is not thread-safe (neither is a
 ZeroMQ socket): use one per thread.
 
-Run as a program it solves the facelet strings given as arguments (or read
-from standard input, one per line); see --help.
+Run as a program (python3 -m quadsolve.client) it solves the facelet
+strings given as arguments (or read from standard input, one per line);
+see --help. The cube model and QuadsolveError are shared with the
+in-process solver of quadsolve.local.
 """
 
 import argparse
@@ -32,10 +33,8 @@ import time
 try:
     import zmq
 except ImportError:  # pragma: no cover - depends on the machine
-    sys.stderr.write(
-        "quadsolve_client: pyzmq is missing (Debian: apt-get install "
-        "python3-zmq; run with /usr/bin/python3)\n")
-    raise
+    # quadsolve.solve (in process) needs no pyzmq; Client says so itself.
+    zmq = None
 
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:5555"
 SOLVED = "".join(face * 9 for face in "URFDLB")
@@ -183,17 +182,70 @@ def solves(facelets, moves):
 
 
 class QuadsolveError(Exception):
-    """An error reply of the daemon (code, reason, message), or one of the
-    client's own: NO_REPLY (timeout), PROTOCOL (a reply that breaks the
-    protocol), VERIFY (a solution that does not solve the cube)."""
+    """An error reply of the daemon or of the library in process (code,
+    reason, message: the library's qsv_errcode names, "INVALID_CUBE" with
+    reason "TWIST"), or one of the client's own: NO_REPLY (timeout),
+    PROTOCOL (a reply that breaks the protocol), VERIFY (a solution that
+    does not solve the cube). number is the library's qsv_error (-1 for
+    INVALID_CUBE) when the error came from the library in process, else
+    None."""
 
-    def __init__(self, code, message, reason=None, request_id=None):
+    def __init__(self, code, message, reason=None, request_id=None,
+                 number=None):
         Exception.__init__(self, "%s%s: %s" % (
             code, ": " + reason if reason else "", message))
         self.code = code
         self.reason = reason
         self.message = message
         self.request_id = request_id
+        self.number = number
+
+
+def raise_error(reply, request_id=None):
+    """Raises the QuadsolveError of an error reply (code, reason and
+    message as the library names them)."""
+    e = reply["error"]
+    raise QuadsolveError(e["code"], e["message"], e.get("reason"),
+                         request_id)
+
+
+def solve_request(facelets=None, scramble=None, request_id=None,
+                  **options):
+    """The solve request (a dict, docs/protocol.md) of a cube given by its
+    facelets or a scramble, with request_id as its id unless None; options are the request's other fields
+    (metric, time_ms, max_len, solutions, deadline_ms, profile, objective,
+    optimal, all), None leaving the solver's default."""
+    if (facelets is None) == (scramble is None):
+        raise ValueError("give facelets or scramble")
+    request = {"op": "solve"}
+    if request_id is not None:
+        request["id"] = request_id
+    if facelets is not None:
+        request["facelets"] = facelets
+    else:
+        request["scramble"] = scramble
+    for k, v in options.items():
+        if v is not None:
+            request[k] = v
+    return request
+
+
+def verify_result(request, reply):
+    """Checks every solution of a result reply with the cube model above:
+    raises QuadsolveError VERIFY for one that does not solve the cube."""
+    if "facelets" in request:
+        cube = request["facelets"]
+    else:
+        cube = scramble_to_facelets(request["scramble"])
+    for n, sol in enumerate(reply["solutions"], 1):
+        try:
+            ok = solves(cube, sol["moves"])
+        except (NotationError, KeyError):
+            ok = False
+        if not ok:
+            raise QuadsolveError("VERIFY", "solution %d %r does not "
+                                 "solve the cube" % (n, sol.get("moves")),
+                                 request_id=request.get("id"))
 
 
 def load_key(path):
@@ -236,6 +288,9 @@ class Client:
     def __init__(self, endpoint=DEFAULT_ENDPOINT, timeout=30.0,
                  server_key=None, client_public=None, client_secret=None,
                  context=None, id_prefix=None):
+        if zmq is None:
+            raise ImportError("quadsolve.Client needs pyzmq (Debian: "
+                              "python3-zmq)")
         self.endpoint = endpoint
         self.timeout = timeout
         self._own_context = context is None
@@ -335,13 +390,11 @@ class Client:
             if left <= 0:
                 raise QuadsolveError("NO_REPLY", "no reply to %s within "
                                      "the timeout" % request["op"],
-                                     request_id=request["id"])
+                                     request_id=request.get("id"))
             self._receive(left)
         reply = self._answers.pop(key)
         if reply["type"] == "error":
-            e = reply["error"]
-            raise QuadsolveError(e["code"], e["message"], e.get("reason"),
-                                 request["id"])
+            raise_error(reply, request["id"])
         return reply
 
     # -- operations
@@ -387,17 +440,8 @@ class Client:
         daemon's default. on_progress(best, elapsed_ms) gets each new best
         length, on_depth(depth, found, nodes, elapsed_ms) each length an
         optimal solve has searched."""
-        if (facelets is None) == (scramble is None):
-            raise ValueError("give facelets or scramble")
         rid = request_id if request_id is not None else self._new_id()
-        request = {"id": rid, "op": "solve"}
-        if facelets is not None:
-            request["facelets"] = facelets
-        else:
-            request["scramble"] = scramble
-        for k, v in options.items():
-            if v is not None:
-                request[k] = v
+        request = solve_request(facelets, scramble, rid, **options)
         if on_progress is not None or on_depth is not None:
             request["progress"] = True
         key = json.dumps(rid)
@@ -462,27 +506,10 @@ class Client:
         del self._pending[key]
         reply = pending.final
         if reply["type"] == "error":
-            e = reply["error"]
-            raise QuadsolveError(e["code"], e["message"], e.get("reason"),
-                                 request_id)
+            raise_error(reply, request_id)
         if verify:
-            self._verify(pending.request, reply)
+            verify_result(pending.request, reply)
         return reply
-
-    def _verify(self, request, reply):
-        if "facelets" in request:
-            cube = request["facelets"]
-        else:
-            cube = scramble_to_facelets(request["scramble"])
-        for n, sol in enumerate(reply["solutions"], 1):
-            try:
-                ok = solves(cube, sol["moves"])
-            except (NotationError, KeyError):
-                ok = False
-            if not ok:
-                raise QuadsolveError("VERIFY", "solution %d %r does not "
-                                     "solve the cube" % (n, sol.get("moves")),
-                                     request_id=request["id"])
 
     def solve(self, facelets=None, scramble=None, on_progress=None,
               timeout=None, verify=True, on_depth=None, **options):
@@ -501,7 +528,7 @@ def _bytes(key):
 
 def _arguments(argv):
     p = argparse.ArgumentParser(
-        prog="quadsolve_client.py",
+        prog="python3 -m quadsolve.client",
         description="Solve cubes with a running quadsolved. Prints one line "
         "per cube: the moves (checked here), or 'error: CODE: message'.")
     p.add_argument("facelets", nargs="*",
@@ -596,7 +623,7 @@ def main(argv=None):
                     res = qs.wait(rid)
                 except QuadsolveError as e:
                     if e.code == "NO_REPLY":
-                        sys.stderr.write("quadsolve_client: %s\n" % e)
+                        sys.stderr.write("quadsolve.client: %s\n" % e)
                         return 2
                     failed += 1
                     if args.json:
@@ -625,8 +652,8 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except zmq.ZMQError as e:
-        sys.stderr.write("quadsolve_client: %s\n" % e)
+    except (zmq.ZMQError if zmq else ()) as e:
+        sys.stderr.write("quadsolve.client: %s\n" % e)
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
