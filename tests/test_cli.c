@@ -818,6 +818,36 @@ static void test_compare_formats(void **state)
     assert_non_null(strstr(lines[2], ",lego,"));
     free(out);
 
+    /* --timeline N: the report draws cube N's timelines, one per solver
+     * that solved it, and says which solver did not; a cube that is not
+     * there is an error, not a report without it. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json plain=plain.txt "
+             "qphase=qphase.txt --html tl.html --timeline 2 > /dev/null; "
+             "cat tl.html",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    int gantts = 0;
+    for (const char *p = out; (p = strstr(p, "<svg class=\"gantt\"")); p++)
+        gantts++;
+    assert_int_equal(gantts, 2);
+    assert_non_null(strstr(out, "cube 2, chosen (ours, profile default)"));
+    assert_non_null(strstr(out, "cube 2, chosen (qphase, profile default)"));
+    assert_non_null(strstr(out, "Cube 2: plain has no solution of it"));
+    assert_null(strstr(out, "the median by cost"));
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json --html t4.html "
+             "--timeline 4 > /dev/null; test ! -e t4.html",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_non_null(strstr(out, "--timeline 4: no such cube (3 cubes)"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' compare x q=y --timeline 1", cli());
+    assert_int_equal(run_sh(cmd, &out), 2);
+    assert_non_null(strstr(out, "--timeline goes with --html"));
+    free(out);
+
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
