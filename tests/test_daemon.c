@@ -988,6 +988,48 @@ static void test_hostile_clients(void **state)
     assert_int_equal(stop_daemon(&d), 0);
 }
 
+/* Issue 15, item 2: a solve that gives no deadline_ms gets the daemon's
+ * --request-limit-ms as its deadline, so a client cannot hold a worker
+ * with a search that never ends; one that gives deadline_ms keeps its
+ * own, longer one. */
+static void test_request_limit(void **state)
+{
+    (void)state;
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
+                 "--workers", "1", "--request-limit-ms", "300",
+                 "--log-level", "warn", NULL);
+    wait_ready(d.endpoint, 120000);
+    void *s = dealer(d.endpoint);
+    double t0 = now_ms();
+    send_str(s, HOPELESS_SOLVE("nolimit", ""));
+    cJSON *o = final_reply(s, 10000);
+    assert_non_null(o);
+    double took = now_ms() - t0;
+    assert_string_equal(error_code(o), "DEADLINE");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    assert_non_null(strstr(
+        cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring,
+        "limit for requests without deadline_ms (300 ms)"));
+    cJSON_Delete(o);
+    assert_true(took >= 250 && took < 5000);
+
+    t0 = now_ms();
+    send_str(s, HOPELESS_SOLVE("own", ",\"deadline_ms\":1200"));
+    o = final_reply(s, 10000);
+    assert_non_null(o);
+    took = now_ms() - t0;
+    assert_string_equal(error_code(o), "DEADLINE");
+    e = cJSON_GetObjectItemCaseSensitive(o, "error");
+    assert_non_null(strstr(
+        cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring,
+        "deadline_ms=1200"));
+    cJSON_Delete(o);
+    assert_true(took >= 1100);
+    zmq_close(s);
+    assert_int_equal(stop_daemon(&d), 0);
+}
+
 static void test_ipc_and_busy_and_sigterm(void **state)
 {
     (void)state;
@@ -2218,6 +2260,7 @@ int main(void)
         cmocka_unit_test(test_client_closes_at_once),
         cmocka_unit_test(test_fairness),
         cmocka_unit_test(test_hostile_clients),
+        cmocka_unit_test(test_request_limit),
         cmocka_unit_test(test_c_client),
         cmocka_unit_test(test_cli_server),
         cmocka_unit_test(test_optimal_lengths),
