@@ -328,6 +328,50 @@ static void test_random_and_bench(void **state)
     assert_non_null(strstr(out, "/20, "));
     assert_non_null(strstr(out, " s left"));
     free(out);
+    /* So does bench, over the cubes it will solve (here 7 of the 20). */
+    snprintf(cmd, sizeof cmd,
+             "script -qec \"'%s' bench %s/cubes --time-ms 5 --shard 1/2 "
+             "--limit 7\" /dev/null",
+             cli(), dir);
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_non_null(strstr(out, "/7, "));
+    assert_non_null(strstr(out, " s left"));
+    assert_non_null(strstr(out, "solved: 7 of 7 (0 failed)"));
+    free(out);
+
+    /* --shard K/N: solve and bench take every N-th cube from the K-th;
+     * the shards of a file are its cubes, each once. */
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' solve --json --time-ms 5 --shard %d/3 < %s/cubes", cli(),
+                 k, dir);
+        assert_int_equal(run_sh(cmd, &out), 0);
+        char *sl[21];
+        int ns = lines_of(out, sl, 21);
+        assert_int_equal(ns, k < 2 ? 7 : 6);
+        for (int i = 0; i < ns; i++) {
+            cJSON *o = cJSON_Parse(sl[i]);
+            assert_non_null(o);
+            const char *in = cJSON_GetObjectItem(o, "input")->valuestring;
+            /* Shard k's i-th cube is the file's (3i + k)-th. */
+            const char *want = text;
+            for (int skip = 3 * i + k; skip > 0; skip--)
+                want = strchr(want, '\n') + 1;
+            assert_memory_equal(in, want, 54);
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "ok")));
+            cJSON_Delete(o);
+        }
+        free(out);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' bench %s/cubes --time-ms 5 --shard %d/3", cli(), dir,
+                 k);
+        assert_int_equal(run_sh(cmd, &out), 0);
+        char want[64];
+        snprintf(want, sizeof want, "solved: %d of %d (0 failed)",
+                 k < 2 ? 7 : 6, k < 2 ? 7 : 6);
+        assert_non_null(strstr(out, want));
+        free(out);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
