@@ -848,6 +848,22 @@ static void test_compare_formats(void **state)
     assert_non_null(strstr(out, "appears twice"));
     free(out);
 
+    /* A solver's own failure line, and a qphase line with a bad step, are
+     * reported by line and not counted; each line is read on its own. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (head -n 1 robot.json; echo 'error: TIMEOUT: no "
+             "solution within 10 ms'; echo 'R [rX] {1 | 0}') > mixed.txt && "
+             "'%s' compare cubes x=mixed.txt --json",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 1);
+    assert_non_null(strstr(out, "x: mixed.txt line 2: the solver failed: "
+                                "TIMEOUT: no solution within 10 ms"));
+    assert_non_null(strstr(out, "x: mixed.txt line 3: qphase steps: bad "
+                                "step \"R+rX\""));
+    assert_null(strstr(out, "line 1:"));
+    assert_non_null(strstr(out, "\"ok\":true"));
+    free(out);
+
     /* CSV: a header and a row per solution and profile. */
     snprintf(cmd, sizeof cmd,
              "cd %s && '%s' compare cubes ours=robot.json --csv --profile "
