@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -60,6 +61,21 @@ typedef struct {
     cmp_data *report;    /* NULL without --html */
 } bench_input;
 
+/* The cubes a run of in will solve from f (read to its end), for the
+ * progress bar. */
+static long count_cubes(const bench_input *in, FILE *f)
+{
+    long n = 0, cube_no = -1;
+    char *line = NULL, *s;
+    size_t cap = 0;
+    while ((in->limit < 0 || n < in->limit) &&
+           (s = cli_read_line(f, &line, &cap)) != NULL)
+        if (*s != '\0' && *s != '#' && ++cube_no % in->shard_n == in->shard_k)
+            n++;
+    free(line);
+    return n;
+}
+
 /* One run: every selected cube of the file solved with t and o, checked,
  * summed up and printed; with a report, run `label`'s entries filled in
  * (rows made by the first run). Returns the number of failures, or -1
@@ -92,6 +108,15 @@ static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
         return -1;
     }
     cmp_data *report = in->report;
+    /* On a terminal, a bar with the time left: counting the cubes first
+     * needs a file that can be read twice, so not for standard input. */
+    cli_progress_bar bar;
+    long total = 0;
+    if (f != stdin && isatty(STDERR_FILENO)) {
+        total = count_cubes(in, f);
+        rewind(f);
+    }
+    cli_progress_bar_start(&bar, total);
     char *s;
     while ((in->limit < 0 || cubes < in->limit) &&
            !atomic_load(&cli_cancel) &&
@@ -103,6 +128,7 @@ static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
             continue;
         cubes++;
         cli_solve_input(t, s, 0, o, r);
+        cli_progress_bar_update(&bar, cubes);
         if (report) {
             qs_cube cube;
             cmp_row *row = label == 0 ? cmp_data_add_row(report,
@@ -120,6 +146,7 @@ static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
         }
         if (r->rc != QS_OK) {
             failed++;
+            cli_progress_bar_end(&bar); /* the line, then the bar again */
             printf("line %ld: %s: %s\n", line_no, cli_errcode(r->rc),
                    r->message);
             fflush(stdout);
@@ -142,6 +169,7 @@ static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
             hist[best->length]++;
         if (t->optimal) {
             /* Minutes per cube: one line each shows it is alive. */
+            cli_progress_bar_end(&bar);
             printf("line %ld: optimal %d %s in %.1f s (%llu nodes)\n",
                    line_no, best->length, qs_metric_name(metric),
                    r->ms / 1000.0, (unsigned long long)r->stats.phase1_nodes);
@@ -160,6 +188,7 @@ static long bench_run(const bench_input *in, cli_tables *t, qs_options *o,
         }
         times[solved - 1] = r->ms;
     }
+    cli_progress_bar_end(&bar);
     free(line);
     if (f != stdin)
         fclose(f);

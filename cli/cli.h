@@ -192,6 +192,7 @@ void cli_solve_remote(struct qsv_client *c, const cli_tables *t,
 
 #define CMP_MAX_LABELS 16
 #define CMP_MAX_PROFILES 8
+#define CMP_MAX_TIMELINES 8
 
 /* One solver's solution of one cube, measured (compare_data.c). */
 typedef struct {
@@ -222,6 +223,10 @@ typedef struct {
     robot_model model;
     cmp_row *rows;          /* in cube order once complete */
     int n_rows, cap_rows;
+    /* Cubes (0-based) whose arm timelines the report draws; none: the
+     * median and the slowest cube of each solver. */
+    int timeline[CMP_MAX_TIMELINES];
+    int n_timeline;
 } cmp_data;
 
 typedef struct {

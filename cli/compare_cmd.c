@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,7 @@ int cmd_compare(int argc, char **argv)
     int json = 0, csv = 0, merge = 0, shard_k = 0, shard_n = 1;
     const char *shard_input[CMP_MAX_LABELS];
     int n_shard_input = 0;
+    int timeline[CMP_MAX_TIMELINES], n_timeline = 0;
     source src[CMP_MAX_LABELS];
     int n_src = 0, n_prof = 0;
     char *profile_spec[CMP_MAX_PROFILES];
@@ -239,6 +241,12 @@ int cmd_compare(int argc, char **argv)
             html = v;
         } else if (cli_opt(argc, argv, &i, "--title", &v)) {
             title = v;
+        } else if (cli_opt(argc, argv, &i, "--timeline", &v)) {
+            if (n_timeline == CMP_MAX_TIMELINES)
+                cli_usage_error("compare: at most %d --timeline",
+                                CMP_MAX_TIMELINES);
+            timeline[n_timeline++] =
+                (int)cli_parse_long("--timeline", v, 1, INT_MAX) - 1;
         } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
             cli_parse_shard("--shard", v, &shard_k, &shard_n);
         } else if (cli_opt(argc, argv, &i, "--shard-input", &v)) {
@@ -292,6 +300,8 @@ int cmd_compare(int argc, char **argv)
     }
     if (json && csv)
         cli_usage_error("compare: --json and --csv exclude each other");
+    if (n_timeline && !html)
+        cli_usage_error("compare: --timeline goes with --html");
     if (merge && (n_merge == 0 || cubes || n_src || n_prof || shard_n > 1))
         cli_usage_error("compare --merge FILE...: the JSON outputs of "
                         "`compare --json` (no cube file, labels, "
@@ -343,6 +353,24 @@ int cmd_compare(int argc, char **argv)
                 fclose(src[l].f);
             free((char *)src[l].label);
         }
+    }
+    /* A chosen cube must be in the file and, with --shard, in this
+     * shard: a report without the timeline asked for would be a silent
+     * wrong answer. */
+    for (int t = 0; t < n_timeline && status != CLI_EXIT_USAGE; t++) {
+        int found = 0;
+        for (int i = 0; i < d.n_rows && !found; i++)
+            found = d.rows[i].cube == timeline[t];
+        if (!found) {
+            fprintf(stderr,
+                    "quadsolve: compare: --timeline %d: no such cube (%d "
+                    "cubes%s)\n",
+                    timeline[t] + 1, d.n_rows,
+                    shard_n > 1 ? " in this shard" : "");
+            status = CLI_EXIT_FAIL;
+            html = NULL;
+        }
+        d.timeline[d.n_timeline++] = timeline[t];
     }
     if (status != CLI_EXIT_USAGE) {
         if (json)

@@ -431,7 +431,23 @@ int cmp_report_html(const cmp_data *d, const char *title, const char *path)
         pairwise(f, d, p);
     }
     fputs("<h2>Arm timelines</h2>\n", f);
-    for (int l = 0; l < d->n_labels; l++) {
+    for (int t = 0; t < d->n_timeline; t++)
+        for (int i = 0; i < d->n_rows; i++) {
+            if (d->rows[i].cube != d->timeline[t])
+                continue;
+            for (int l = 0; l < d->n_labels; l++) {
+                if (d->rows[i].e[l].ok) {
+                    timeline(f, d, &d->rows[i], l, 0, "chosen");
+                    continue;
+                }
+                fprintf(f, "<p>Cube %d: ", d->timeline[t] + 1);
+                esc(f, d->labels[l]);
+                fputs(" has no solution of it (", f);
+                esc(f, d->rows[i].e[l].error);
+                fputs(").</p>\n", f);
+            }
+        }
+    for (int l = 0; l < d->n_labels && d->n_timeline == 0; l++) {
         int med = pick_cube(d, l, 0, 1), worst = pick_cube(d, l, 0, 2);
         if (med >= 0)
             timeline(f, d, &d->rows[med], l, 0, "the median by cost");

@@ -254,6 +254,20 @@ static void test_scramble_and_errors(void **state)
     free(out);
 }
 
+/* Runs a shell command on a pseudo-terminal (script), checks that it
+ * succeeds and shows a progress bar with `count` ("/20, ") and the time
+ * left; returns its output (caller frees). */
+static char *progress_bar_of(const char *command, const char *count)
+{
+    char cmd[2048];
+    char *out;
+    snprintf(cmd, sizeof cmd, "script -qec \"%s\" /dev/null", command);
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_non_null(strstr(out, count));
+    assert_non_null(strstr(out, " s left"));
+    return out;
+}
+
 static void test_random_and_bench(void **state)
 {
     (void)state;
@@ -319,15 +333,54 @@ static void test_random_and_bench(void **state)
     }
     free(html);
 
-    /* On a terminal, compare shows its progress with the time left. */
-    snprintf(cmd, sizeof cmd,
-             "'%s' solve --time-ms 5 < %s/cubes > %s/sol && script -qec "
-             "\"'%s' compare %s/cubes q=%s/sol\" /dev/null",
-             cli(), dir, dir, cli(), dir, dir);
-    assert_int_equal(run_sh(cmd, &out), 0);
-    assert_non_null(strstr(out, "/20, "));
-    assert_non_null(strstr(out, " s left"));
+    /* On a terminal, compare shows its progress with the time left, and
+     * so does bench, over the cubes it will solve (here 7 of the 20). */
+    snprintf(cmd, sizeof cmd, "'%s' solve --time-ms 5 < %s/cubes > %s/sol",
+             cli(), dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'%s' compare %s/cubes q=%s/sol", cli(), dir,
+             dir);
+    out = progress_bar_of(cmd, "/20, ");
     free(out);
+    snprintf(cmd, sizeof cmd, "'%s' bench %s/cubes --time-ms 5 --shard 1/2 "
+             "--limit 7", cli(), dir);
+    out = progress_bar_of(cmd, "/7, ");
+    assert_non_null(strstr(out, "solved: 7 of 7 (0 failed)"));
+    free(out);
+
+    /* --shard K/N: solve and bench take every N-th cube from the K-th;
+     * the shards of a file are its cubes, each once. */
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "'%s' solve --json --time-ms 5 --shard %d/3 < %s/cubes", cli(),
+                 k, dir);
+        assert_int_equal(run_sh(cmd, &out), 0);
+        char *sl[21];
+        int ns = lines_of(out, sl, 21);
+        assert_int_equal(ns, k < 2 ? 7 : 6);
+        for (int i = 0; i < ns; i++) {
+            cJSON *o = cJSON_Parse(sl[i]);
+            assert_non_null(o);
+            const char *in = cJSON_GetObjectItem(o, "input")->valuestring;
+            /* Shard k's i-th cube is the file's (3i + k)-th. */
+            const char *want = text;
+            for (int skip = 3 * i + k; skip > 0; skip--)
+                want = strchr(want, '\n') + 1;
+            assert_memory_equal(in, want, 54);
+            assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "ok")));
+            cJSON_Delete(o);
+        }
+        free(out);
+        snprintf(cmd, sizeof cmd,
+                 "'%s' bench %s/cubes --time-ms 5 --shard %d/3", cli(), dir,
+                 k);
+        assert_int_equal(run_sh(cmd, &out), 0);
+        char want[64];
+        snprintf(want, sizeof want, "solved: %d of %d (0 failed)",
+                 k < 2 ? 7 : 6, k < 2 ? 7 : 6);
+        assert_non_null(strstr(out, want));
+        free(out);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -804,6 +857,22 @@ static void test_compare_formats(void **state)
     assert_non_null(strstr(out, "appears twice"));
     free(out);
 
+    /* A solver's own failure line, and a qphase line with a bad step, are
+     * reported by line and not counted; each line is read on its own. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && (head -n 1 robot.json; echo 'error: TIMEOUT: no "
+             "solution within 10 ms'; echo 'R [rX] {1 | 0}') > mixed.txt && "
+             "'%s' compare cubes x=mixed.txt --json",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 1);
+    assert_non_null(strstr(out, "x: mixed.txt line 2: the solver failed: "
+                                "TIMEOUT: no solution within 10 ms"));
+    assert_non_null(strstr(out, "x: mixed.txt line 3: qphase steps: bad "
+                                "step \"R+rX\""));
+    assert_null(strstr(out, "line 1:"));
+    assert_non_null(strstr(out, "\"ok\":true"));
+    free(out);
+
     /* CSV: a header and a row per solution and profile. */
     snprintf(cmd, sizeof cmd,
              "cd %s && '%s' compare cubes ours=robot.json --csv --profile "
@@ -816,6 +885,36 @@ static void test_compare_formats(void **state)
                                   "cost_ms");
     assert_non_null(strstr(lines[1], ",default,"));
     assert_non_null(strstr(lines[2], ",lego,"));
+    free(out);
+
+    /* --timeline N: the report draws cube N's timelines, one per solver
+     * that solved it, and says which solver did not; a cube that is not
+     * there is an error, not a report without it. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json plain=plain.txt "
+             "qphase=qphase.txt --html tl.html --timeline 2 > /dev/null; "
+             "cat tl.html",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    int gantts = 0;
+    for (const char *p = out; (p = strstr(p, "<svg class=\"gantt\"")); p++)
+        gantts++;
+    assert_int_equal(gantts, 2);
+    assert_non_null(strstr(out, "cube 2, chosen (ours, profile default)"));
+    assert_non_null(strstr(out, "cube 2, chosen (qphase, profile default)"));
+    assert_non_null(strstr(out, "Cube 2: plain has no solution of it"));
+    assert_null(strstr(out, "the median by cost"));
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s' compare cubes ours=robot.json --html t4.html "
+             "--timeline 4 > /dev/null; test ! -e t4.html",
+             dir, cli());
+    assert_int_equal(run_sh(cmd, &out), 0);
+    assert_non_null(strstr(out, "--timeline 4: no such cube (3 cubes)"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' compare x q=y --timeline 1", cli());
+    assert_int_equal(run_sh(cmd, &out), 2);
+    assert_non_null(strstr(out, "--timeline goes with --html"));
     free(out);
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -63,16 +63,27 @@ browser=(chromium --headless --no-sandbox --disable-gpu --disable-quic
     --no-first-run --disable-background-networking
     --disable-component-update --disable-sync
     --user-data-dir="$tmp/chromium")
-"${browser[@]}" --dump-dom "file://$tmp/report.html" >"$tmp/dom.html" \
-    2>"$tmp/chromium.log" || fail "chromium could not load the report"
+"${browser[@]}" --enable-logging=stderr --v=0 --dump-dom \
+    "file://$tmp/report.html" >"$tmp/dom.html" 2>"$tmp/chromium.log" ||
+    fail "chromium could not load the report"
+# The page logs nothing to its console (a script error, a resource that
+# failed): chromium writes such messages as ":CONSOLE" lines.
+if grep -q ':CONSOLE' "$tmp/chromium.log"; then
+    grep ':CONSOLE' "$tmp/chromium.log"
+    fail "the report logged errors in the browser"
+fi
 "${browser[@]}" --screenshot="$tmp/report.png" --window-size=1000,1800 \
     "file://$tmp/report.html" >/dev/null 2>>"$tmp/chromium.log" ||
     fail "chromium could not take a screenshot"
 [ -s "$tmp/report.png" ] || fail "empty screenshot"
-python3 - "$tmp/report.json" "$tmp/dom.html" <<'PY'
+python3 - "$tmp/report.json" "$tmp/dom.html" "$tmp/report.html" <<'PY'
 import json, re, sys
 rows = [json.loads(l) for l in open(sys.argv[1])][1:]
 dom = open(sys.argv[2]).read()
+# Self-contained: nothing to fetch, no script.
+raw = open(sys.argv[3]).read()
+for ref in ("<script", "<link", "src=", "url(", "http:", "https:", "@import"):
+    assert ref not in raw, "the report refers outside itself: " + ref
 labels = ["quadsolve", "axht"]
 profiles = ["default", "servo"]
 def count(cls):
@@ -90,8 +101,21 @@ want_points = sum(1 for r in rows for l in labels
 got = (count("bar"), count("point"))
 assert got == (want_bars, want_points), (got, want_bars, want_points)
 assert count("hist") == 2 and count("scatter") == 2, "plots missing"
-# Timelines: the median and the slowest cube of each solver.
-assert 2 <= count("gantt") <= 4, count("gantt")
+assert count("stats") == 2 and count("pairs") == 2, "tables missing"
+# Timelines: the median and the slowest cube of each solver by cost under
+# the first profile, with a marker (and the face on top) at each tilt.
+want_gantt = want_tilts = 0
+for l in labels:
+    solved = sorted((r for r in rows if r["solutions"][l]["ok"]),
+                    key=lambda r: r["solutions"][l]["robot"]["default"]["cost_ms"])
+    picks = {solved[(len(solved) - 1) // 2]["cube"]: solved[(len(solved) - 1) // 2],
+             solved[-1]["cube"]: solved[-1]}
+    want_gantt += len(picks)
+    want_tilts += sum(r["solutions"][l]["robot"]["default"]["tilts"]
+                      for r in picks.values())
+assert count("gantt") == want_gantt, (count("gantt"), want_gantt)
+assert count("tilt") == want_tilts, (count("tilt"), want_tilts)
+assert want_tilts > 0, "no tilt in the timelines: a weak check"
 assert count("gantt-op") > 40, count("gantt-op")
 assert "<h1>quadsolve compare</h1>" in dom
 PY

@@ -119,6 +119,8 @@ static void test_reply_counts_from_a_peer(void **state)
         snprintf(stats, sizeof stats, "\"phase1_nodes\":%s", bad[i]);
         assert_int_equal(parse_result_with(stats, &f), QSV_ERR_PROTOCOL);
         assert_non_null(strstr(f.message, "node count"));
+        snprintf(stats, sizeof stats, "\"phase2_nodes\":%s", bad[i]);
+        assert_int_equal(parse_result_with(stats, &f), QSV_ERR_PROTOCOL);
         snprintf(stats, sizeof stats, "\"phase2_searches\":%s", bad[i]);
         assert_int_equal(parse_result_with(stats, &f), QSV_ERR_PROTOCOL);
         assert_int_equal(parse_progress_with(bad[i], &f), QSV_ERR_PROTOCOL);
