@@ -143,6 +143,7 @@ typedef struct {
     bool stopped_seen;     /* a STATUS in FAULT/STOPPED since armed */
     uint32_t states_seen;  /* bit per robot state reported since armed */
     int link_event;        /* a link failure to report (ctl_error), 0 */
+    int incompatible;      /* FWP_EV_INCOMPATIBLE's detail, 0 */
     uint16_t next_id;      /* the next step id to give out */
     /* The execution in progress, if any. */
     ctl_exec *x;

@@ -283,6 +283,7 @@ static void ep_event(void *ctx, int event, int detail)
             s->link_event = 0;
         break;
     case FWP_EV_INCOMPATIBLE:
+        s->incompatible = detail;
         logv(s, 1, "incompatible firmware HELLO (%s)",
              detail == 1 ? "protocol version" : "not a firmware");
         break;
@@ -366,6 +367,24 @@ static int wait_connected(ctl_session *s, char *err, size_t err_len)
 {
     int64_t end = ctl_now_us() + (int64_t)s->opt.connect_timeout_ms * 1000;
     while (!s->connected) {
+        const fwp_hello *h = fwp_refused_peer(&s->ep);
+        if (s->incompatible && h) {
+            /* The peer answers but cannot be talked to: waiting for the
+             * timeout would only hide why. */
+            if (s->incompatible == 1)
+                snprintf(err, err_len,
+                         "the firmware on %s speaks protocol version%s "
+                         "%u..%u; quadctl speaks version %d",
+                         s->opt.port,
+                         h->version_min == h->version_max ? "" : "s",
+                         h->version_min, h->version_max,
+                         FWP_PROTOCOL_VERSION);
+            else
+                snprintf(err, err_len,
+                         "the peer on %s is a host, not a firmware",
+                         s->opt.port);
+            return CTL_ERR_CONNECT;
+        }
         if (ctl_now_us() > end) {
             snprintf(err, err_len,
                      "no protocol handshake with the firmware on %s within "

@@ -263,7 +263,7 @@ int fwp_check_message(const fwp_message *m)
             if (s->step[i].id == FWP_NO_STEP)
                 return FWP_ERR_PAYLOAD;
             for (int g = 0; g < FWP_GRIPPERS; g++)
-                if (s->step[i].action[g] > FWP_ACT_CLOSE)
+                if (s->step[i].action[g] > FWP_ACT_MAX)
                     return FWP_ERR_PAYLOAD;
         }
         return FWP_OK;
@@ -458,7 +458,7 @@ static int seal(uint8_t *raw, uint8_t type, uint8_t seq, uint8_t ack,
                 size_t plen, uint8_t *out, size_t cap, size_t *out_len)
 {
     size_t len = FWP_HEADER_SIZE + plen;
-    raw[0] = FWP_PROTOCOL_VERSION;
+    raw[0] = FWP_FRAME_VERSION;
     raw[1] = type;
     raw[2] = seq;
     raw[3] = ack;
@@ -503,7 +503,7 @@ int fwp_decode_frame(const uint8_t *in, size_t n, fwp_message *m)
     /* CRC first: in a damaged frame every other field is noise. */
     if (get16(raw + len) != fwp_crc16(raw, len))
         return FWP_ERR_CRC;
-    if (raw[0] != FWP_PROTOCOL_VERSION)
+    if (raw[0] != FWP_FRAME_VERSION)
         return FWP_ERR_VERSION;
     if (raw[1] < 1 || raw[1] > TYPE_MAX)
         return FWP_ERR_TYPE;
@@ -698,6 +698,7 @@ static void handle_hello(fwp_endpoint *ep, const fwp_hello *h, uint32_t t)
         /* Once per session, not at every HELLO it repeats. */
         if (h->session != ep->bad_session) {
             ep->bad_session = h->session;
+            ep->refused = *h;
             emit(ep, FWP_EV_INCOMPATIBLE, bad);
         }
         ep->stats.unpaired++;
@@ -992,6 +993,11 @@ fwp_link_state fwp_link(const fwp_endpoint *ep)
 {
     return ep && ep->state == FWP_LINK_CONNECTED ? FWP_LINK_CONNECTED
                                                  : FWP_LINK_CONNECTING;
+}
+
+const fwp_hello *fwp_refused_peer(const fwp_endpoint *ep)
+{
+    return ep && ep->bad_session ? &ep->refused : NULL;
 }
 
 const fwp_hello *fwp_peer(const fwp_endpoint *ep)

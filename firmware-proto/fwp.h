@@ -50,7 +50,13 @@ extern "C" {
 #define FWP_WINDOW 4 /* unacknowledged frames in flight, 1..126 */
 #endif
 
-#define FWP_PROTOCOL_VERSION 1 /* the frame's version byte */
+/* The protocol version negotiated in HELLO: 2 adds the regrip and tilt
+ * actions (one wire step per robot step). The frame layout is that of
+ * version 1, and frames keep the version byte FWP_FRAME_VERSION, so that a
+ * version-1 peer still decodes a version-2 HELLO and reports the mismatch
+ * (FWP_EV_INCOMPATIBLE) instead of dropping every frame as noise. */
+#define FWP_PROTOCOL_VERSION 2
+#define FWP_FRAME_VERSION 1    /* the frame's version byte */
 #define FWP_GRIPPERS 4         /* R, L, F, B on the wire, always */
 #define FWP_FACELETS 54        /* cube state in STATUS */
 #define FWP_NO_STEP 0xFFFFu    /* "no step" in step id fields */
@@ -90,7 +96,7 @@ typedef enum {
     FWP_ERR_COBS = -2,      /* not valid (canonical) COBS */
     FWP_ERR_TOO_LONG = -3,  /* longer than the largest frame */
     FWP_ERR_SHORT = -4,     /* shorter than header + CRC */
-    FWP_ERR_VERSION = -5,   /* version byte is not FWP_PROTOCOL_VERSION */
+    FWP_ERR_VERSION = -5,   /* version byte is not FWP_FRAME_VERSION */
     FWP_ERR_TYPE = -6,      /* unknown message type, or wrong kind of type */
     FWP_ERR_LENGTH = -7,    /* length field disagrees with the frame size */
     FWP_ERR_PAYLOAD = -8,   /* payload size or content invalid for the type */
@@ -140,6 +146,12 @@ typedef enum {
     FWP_GRIPPER_B = 3,
 } fwp_gripper;
 
+/* What one gripper does in a step. Version 2 added REGRIP_* and TILT_*.
+ * A step holding a TILT_* action is a tilt: both grippers of one axis carry
+ * opposite TILT_* actions and turn the whole cube between them, while the
+ * other axis opens before and closes after (its grippers' actions may only
+ * be NONE or REGRIP_*, which then rotate while open). So a tilt is never
+ * the same bytes as a pair turn (CW with CCW). */
 typedef enum {
     FWP_ACT_NONE = 0,
     FWP_ACT_CW = 1,   /* rotate +90 degrees */
@@ -147,9 +159,15 @@ typedef enum {
     FWP_ACT_HALF = 3, /* rotate 180 degrees */
     FWP_ACT_OPEN = 4,
     FWP_ACT_CLOSE = 5,
+    FWP_ACT_REGRIP_CW = 6,  /* open, rotate +90 degrees, close */
+    FWP_ACT_REGRIP_CCW = 7, /* open, rotate -90 degrees, close */
+    FWP_ACT_TILT_CW = 8,    /* turn the whole cube +90 degrees (tilt) */
+    FWP_ACT_TILT_CCW = 9,   /* the partner's side of a tilt: -90 degrees */
 } fwp_action;
+#define FWP_ACT_MAX FWP_ACT_TILT_CCW
 
-/* One step: every gripper with an action other than NONE acts at once. */
+/* One step: every gripper with an action other than NONE starts at once;
+ * the step is done when all its actions are. */
 typedef struct {
     uint16_t id;                    /* 0..0xFFFE, named again in EVENTs */
     uint8_t action[FWP_GRIPPERS];   /* fwp_action, indexed by fwp_gripper */
@@ -417,6 +435,7 @@ typedef struct {
     bool peer_known, ack_pending, hello_due, link_lost;
     uint32_t session;                 /* ours, now */
     uint32_t bad_session;             /* last peer reported INCOMPATIBLE */
+    fwp_hello refused;                /* its HELLO */
     fwp_hello peer;                   /* the peer's last HELLO */
     uint32_t timer_ms;  /* last (re)transmission of the window or HELLO */
     uint32_t last_tx_ms, last_rx_ms;
@@ -474,6 +493,9 @@ int fwp_next_seq(const fwp_endpoint *ep);
 fwp_link_state fwp_link(const fwp_endpoint *ep);
 /* The peer's HELLO (capabilities, session), or NULL before the first. */
 const fwp_hello *fwp_peer(const fwp_endpoint *ep);
+/* The last HELLO refused as INCOMPATIBLE (its version range and role say
+ * why), or NULL when none was. */
+const fwp_hello *fwp_refused_peer(const fwp_endpoint *ep);
 /* The endpoint's counters. */
 const fwp_stats *fwp_get_stats(const fwp_endpoint *ep);
 

@@ -205,13 +205,22 @@ int robot_orientation(int up, int front);
 
 /* -------------------------------------------------------------- profiles */
 
-/* Durations of a robot's motions in milliseconds (>= 0). A step lasts:
- *   turn:         quarter/half/pair_quarter/pair_half
- *                 + regrip_parallel if it carries regrips + settle
- *   tilt:         open + tilt + close + settle (the released axis opens
- *                 before and closes after; its regrips ride along free)
- *   full regrip:  regrip + settle
- * pair_half is for a pair with at least one half turn. */
+/* Durations of a robot's physical actions in milliseconds (>= 0): a face
+ * turned by its gripper against the other axis (quarter, half), both faces
+ * of an axis at once (pair_quarter, pair_half: a pair with a half turn),
+ * the whole cube turned a quarter between the grippers of one axis
+ * (tilt), a gripper opening (open) and closing (close), one gripper's
+ * regrip (regrip: open, rotate a quarter, close; the free rotation is
+ * regrip - open - close), and the cube settling after it moved (settle).
+ * All the actions of a step start together and the step ends with the
+ * last of them (robot_step_us; docs/robot-model.md, "Timing"):
+ *   turn:         max(turn + settle, regrip if it carries regrips)
+ *   tilt:         open + max(tilt + settle, free rotation if it carries
+ *                 regrips) + close (the released axis opens before and
+ *                 closes after)
+ *   full regrip:  regrip
+ * regrip_parallel_ms is not an input: robot_profile_derive sets it to the
+ * least time a parallel regrip adds to any turn (a bound for searches). */
 typedef struct {
     char name[64];
     double quarter_ms, half_ms;
@@ -252,6 +261,14 @@ int robot_profile_select(const char *spec, robot_profile *p, char *detail,
 /* Writes *p as a JSON object that robot_profile_parse reads back;
  * returns the length or ROBOT_ERR_BUFFER / ROBOT_ERR_NOMEM. */
 int robot_profile_to_json(const robot_profile *p, char *out, size_t out_len);
+/* Sets the derived field regrip_parallel_ms from the physical durations
+ * (robot_profile_builtin and robot_profile_parse call it; call it after
+ * changing a profile's durations by hand). */
+void robot_profile_derive(robot_profile *p);
+/* A free (open) gripper's quarter rotation, regrip - open - close, >= 0. */
+double robot_free_quarter_ms(const robot_profile *p);
+/* One gripper's regrip as executed: open + free rotation + close. */
+double robot_regrip_ms(const robot_profile *p);
 /* Duration of one step in microseconds (the ms total, rounded), or -1
  * for a malformed step. */
 int64_t robot_step_us(const robot_profile *p, const robot_step *s);
@@ -344,6 +361,11 @@ typedef enum {
     ROBOT_ACT_HALF = 3,  /* rotate 180 degrees */
     ROBOT_ACT_OPEN = 4,
     ROBOT_ACT_CLOSE = 5,
+    ROBOT_ACT_REGRIP_CW = 6,  /* open, rotate +90, close */
+    ROBOT_ACT_REGRIP_CCW = 7, /* open, rotate -90, close */
+    ROBOT_ACT_TILT_CW = 8,    /* turn the whole cube +90 (with the partner's
+                                 TILT_CCW; the other axis lets go) */
+    ROBOT_ACT_TILT_CCW = 9,
 } robot_action;
 
 /* The part of its robot step a primitive is. MOTION is the one that turns

@@ -576,7 +576,7 @@ static void test_payload_errors(void **state)
                          FWP_OK);
     }
     /* STEPS: count 0, count above the limit with a matching size, an
-     * action beyond CLOSE, the reserved step id. */
+     * action beyond TILT_CCW, the reserved step id. */
     assert_int_equal(spoil(one, 0, 0, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 0, 2, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 0, 2, FWP_STEP_SIZE), FWP_OK);
@@ -588,7 +588,8 @@ static void test_payload_errors(void **state)
             ? FWP_ERR_PAYLOAD
             : FWP_ERR_TOO_LONG);
     assert_int_equal(spoil(one, 3, FWP_ACT_CLOSE, 0), FWP_OK);
-    assert_int_equal(spoil(one, 3, FWP_ACT_CLOSE + 1, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(one, 3, FWP_ACT_MAX, 0), FWP_OK);
+    assert_int_equal(spoil(one, 3, FWP_ACT_MAX + 1, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 6, 0xFF, 0), FWP_ERR_PAYLOAD);
     {
         fwp_message x = *one;

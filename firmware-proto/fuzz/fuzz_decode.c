@@ -242,7 +242,7 @@ static void build_steps(fwp_message *m, int batch, int count, uint8_t act)
         m->u.steps.step[i].id = (uint16_t)(batch + i);
         for (int g = 0; g < FWP_GRIPPERS; g++)
             m->u.steps.step[i].action[g] =
-                (uint8_t)((act >> g) % (FWP_ACT_CLOSE + 1));
+                (uint8_t)((act >> g) % (FWP_ACT_MAX + 1));
     }
 }
 
@@ -367,7 +367,7 @@ static void mode_endpoint(const uint8_t *d, size_t n)
         uint8_t op = next(&s);
         switch (op % 5) {
         case 0: { /* a frame of any content, CRC right */
-            uint8_t version = op & 0x80 ? next(&s) : FWP_PROTOCOL_VERSION;
+            uint8_t version = op & 0x80 ? next(&s) : FWP_FRAME_VERSION;
             int length = op & 0x40 ? next(&s) : -1;
             uint8_t type = next(&s), seq = next(&s), ack = next(&s);
             size_t plen = next(&s);
@@ -664,7 +664,7 @@ static void gen_message(script *s, fwp_message *m)
         for (int i = 0; i < n; i++) {
             st->step[i].id = next16(s);
             for (int g = 0; g < FWP_GRIPPERS; g++)
-                st->step[i].action[g] = next(s) % 7;
+                st->step[i].action[g] = next(s) % (FWP_ACT_MAX + 2);
         }
         break;
     }
