@@ -281,11 +281,22 @@ typedef struct {
 #define CTL_TURN_CLASSES 4
 
 typedef struct {
-    ctl_sample open, close, tilt, regrip;
+    ctl_sample open, close;                /* probe steps */
+    ctl_sample tilt;                       /* a tilt minus settle: open +
+                                              tilt + close */
+    ctl_sample regrip;                     /* a full regrip */
     ctl_sample turn[CTL_TURN_CLASSES];     /* a turn alone, minus settle */
-    ctl_sample parallel[CTL_TURN_CLASSES]; /* a turn with regrips: the whole
-                                              robot step, minus settle */
+    ctl_sample parallel[CTL_TURN_CLASSES]; /* a turn with regrips (for the
+                                              table only) */
 } ctl_calibration;
+
+/* The robot-step index of calibration probes (ctl_calibration_probes). */
+#define CTL_PROBE_STEP 0xFFFFu
+
+/* Writes the probe steps of a calibration round into out (at most cap),
+ * step CTL_PROBE_STEP: each gripper opens (role OPEN), closes (CLOSE),
+ * regrips ahead and back (MOTION). Returns how many (16 with room). */
+int ctl_calibration_probes(robot_prim *out, int cap);
 
 /* Runs `quadctl calibrate`: executes the calibration moves (given, or a
  * built-in sequence followed by its inverse, so the cube ends as it began)
@@ -296,9 +307,9 @@ int ctl_calibrate(const ctl_options *o, const robot_profile *base,
                   const char *out_path, FILE *log, char *err, size_t err_len);
 
 /* Adds the measured durations (ms[i] of prims[i], i < done, of n_prims
- * planned) of one executed plan to *c, whole robot steps only; settle_ms
- * is the base profile's (a settle cannot be told apart from the motion
- * it follows, so it is kept). */
+ * sent: probes, then one primitive per robot step of plan) to *c;
+ * settle_ms is the base profile's (a settle cannot be told apart from the
+ * motion it follows, so it is kept). */
 void ctl_calibration_add(ctl_calibration *c, const robot_step *plan,
                          const robot_prim *prims, int n_prims, int done,
                          const uint16_t *ms, double settle_ms);

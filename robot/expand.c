@@ -188,7 +188,7 @@ int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
                  * free rotation), close. */
                 double mid = p->tilt_ms + p->settle_ms;
                 if (!(tilting >> g & 1)) {
-                    double r = q ? q * free_q : 0;
+                    double r = q ? free_q : 0; /* a regrip: a quarter */
                     t = p->open_ms + (r > mid ? r : mid) + p->close_ms;
                 }
             } else if (turning >> g & 1) {
