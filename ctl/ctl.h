@@ -125,6 +125,7 @@ typedef struct {
     int err;               /* ctl_error */
     fwp_fault fault;       /* CTL_ERR_FAULT (and firmware LINK_LOST) */
     int nak_reason;        /* CTL_ERR_REFUSED */
+    fwp_nak nak;           /* CTL_ERR_REFUSED: the NAK (step, rule) */
     char message[256];
 } ctl_exec;
 
@@ -158,6 +159,16 @@ typedef struct {
     fwp_fault last_fault;
     bool have_fault;
 } ctl_session;
+
+/* STATUS (protocol 2) in words: gripper g as "1c" (angle in quarters,
+ * c closed / o open) or "?"; a face letter or '?'; and the whole line
+ * "R=1c L=3c F=0c B=0c up=F front=D". */
+void ctl_status_grip(const fwp_status *st, int g, char out[3]);
+char ctl_status_face(uint8_t f);
+void ctl_status_describe(const fwp_status *st, char *out, size_t len);
+struct cJSON;
+/* Adds "grippers" (ctl_status_grip of each), "up" and "front" to o. */
+void ctl_status_json(struct cJSON *o, const fwp_status *st);
 
 /* Opens the link and does the handshake. CTL_OK, CTL_ERR_IO or
  * CTL_ERR_CONNECT (err says why). */
@@ -252,6 +263,8 @@ typedef struct {
     int n_att;
     robot_sim world;          /* the robot and cube as confirmed so far */
     int moves_done;           /* offline: given moves done */
+    int status_used;          /* failures whose STATUS gave the orientation
+                                 and grips (protocol 2) */
     int err;
     char message[256];
     bool have_final;

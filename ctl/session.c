@@ -181,6 +181,22 @@ static void on_nak(ctl_session *s, const fwp_nak *k)
         return;
     }
     x->nak_reason = k->reason;
+    x->nak = *k;
+    if (k->step_id != FWP_NO_STEP) {
+        /* Protocol 2 names the step and the rule it breaks. */
+        char grip[16] = "";
+        if (k->gripper < FWP_GRIPPERS)
+            snprintf(grip, sizeof grip, ", gripper %c", "RLFB"[k->gripper]);
+        fail(s, CTL_ERR_REFUSED,
+             "the firmware refused steps %u..%u (protocol steps %d..%d): NAK "
+             "%s: step %u (protocol step %d) breaks rule %s%s",
+             id_add(x->first_id, first),
+             id_add(x->first_id, first + s->batch[b].count - 1), first + 1,
+             first + s->batch[b].count, nak_name(k->reason), k->step_id,
+             ((int)k->step_id - (int)x->first_id + 0xFFFF) % 0xFFFF + 1,
+             fwp_rule_name(k->rule), grip);
+        return;
+    }
     fail(s, CTL_ERR_REFUSED,
          "the firmware refused steps %u..%u (protocol steps %d..%d): NAK %s",
          id_add(x->first_id, first),
@@ -715,4 +731,30 @@ int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x)
     stop_and_settle(s);
     s->x = NULL;
     return x->err;
+}
+
+void ctl_status_grip(const fwp_status *st, int g, char out[3])
+{
+    uint8_t v = st->grip[g];
+    if (v == FWP_GRIP_UNKNOWN) {
+        memcpy(out, "?", 2);
+        return;
+    }
+    out[0] = (char)('0' + (v & FWP_GRIP_ANGLE));
+    out[1] = (v & FWP_GRIP_CLOSED) ? 'c' : 'o';
+    out[2] = '\0';
+}
+
+char ctl_status_face(uint8_t f)
+{
+    return f < 6 ? "URFDLB"[f] : '?';
+}
+
+void ctl_status_describe(const fwp_status *st, char *out, size_t len)
+{
+    char g[4][3];
+    for (int i = 0; i < 4; i++)
+        ctl_status_grip(st, i, g[i]);
+    snprintf(out, len, "R=%s L=%s F=%s B=%s up=%c front=%c", g[0], g[1], g[2],
+             g[3], ctl_status_face(st->up), ctl_status_face(st->front));
 }

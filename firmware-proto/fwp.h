@@ -67,10 +67,10 @@ extern "C" {
 #define FWP_CRC_SIZE 2
 #define FWP_STEP_SIZE 6 /* id u16, then one action byte per gripper */
 #define FWP_HELLO_SIZE 20
-#define FWP_NAK_SIZE 2
+#define FWP_NAK_SIZE 6
 #define FWP_EVENT_SIZE 5
 #define FWP_FAULT_SIZE 5
-#define FWP_STATUS_SIZE 8 /* without the cube; a query is empty */
+#define FWP_STATUS_SIZE 14 /* without the cube; a query is empty */
 #define FWP_STATUS_CUBE_SIZE (FWP_STATUS_SIZE + FWP_FACELETS)
 #define FWP_STEPS_SIZE(n) (1 + FWP_STEP_SIZE * (n))
 
@@ -210,9 +210,31 @@ typedef enum {
     FWP_NAK_UNSUPPORTED = 7, /* message not supported */
 } fwp_nak_reason;
 
+/* Why a step was refused (NAK BAD_STEP's rule; quadsim's FAULT codes are
+ * 0x8000 + rule). 0 when the NAK is not about a step. */
+typedef enum {
+    FWP_RULE_NONE = 0,
+    FWP_RULE_ACTION = 2,      /* an action the firmware does not know */
+    FWP_RULE_GRIP = 3,        /* opening an open gripper, closing a closed
+                                 one, a regrip or tilt from an open one */
+    FWP_RULE_DROP = 4,        /* nothing would hold the cube */
+    FWP_RULE_SUPPORT = 5,     /* a face turn nobody holds the middle for */
+    FWP_RULE_JAM = 6,         /* grippers of both axes turning at once */
+    FWP_RULE_TILT = 7,        /* a whole-cube turn that is not a tilt */
+    FWP_RULE_GRIP_MOVING = 8, /* gripping a moving face */
+    FWP_RULE_COLLISION = 9,   /* grippers across on both axes */
+    FWP_RULE_OPEN_TURN = 12,  /* an open gripper asked to turn its face */
+} fwp_rule;
+
+/* "TILT" etc.; "NONE" for 0, "?" for a value that is no fwp_rule. */
+const char *fwp_rule_name(int rule);
+
 typedef struct {
-    uint8_t reason;  /* fwp_nak_reason, not 0 */
-    uint8_t ref_seq; /* sequence number of the refused message */
+    uint8_t reason;   /* fwp_nak_reason, not 0 */
+    uint8_t ref_seq;  /* sequence number of the refused message */
+    uint16_t step_id; /* the refused step, or FWP_NO_STEP */
+    uint8_t rule;     /* fwp_rule: why that step, or 0 */
+    uint8_t gripper;  /* fwp_gripper at fault, or 0xFF for none/all */
 } fwp_nak;
 
 typedef enum { FWP_STEP_STARTED = 1, FWP_STEP_DONE = 2 } fwp_step_event_kind;
@@ -249,6 +271,16 @@ typedef enum {
     FWP_ROBOT_STOPPED = 5, /* stopped by ESTOP or link loss until HOME */
 } fwp_robot_state;
 
+/* A gripper in STATUS: its angle in quarter turns from home (clockwise
+ * seen from it, 0..3; odd = across its face) in bits 0-1 and bit 2 set
+ * when closed; FWP_GRIP_UNKNOWN before homing. */
+#define FWP_GRIP_ANGLE 0x03u
+#define FWP_GRIP_CLOSED 0x04u
+#define FWP_GRIP_UNKNOWN 0xFFu
+/* A cube face (0..5 = U R F D L B of the cube) in STATUS' orientation, or
+ * FWP_FACE_UNKNOWN. */
+#define FWP_FACE_UNKNOWN 0xFFu
+
 typedef struct {
     bool query;         /* an empty STATUS: "send me your STATUS"; the
                            other fields are then unused (zero) */
@@ -257,6 +289,10 @@ typedef struct {
     uint16_t last_step; /* id of the last step done, or FWP_NO_STEP */
     uint16_t fault;     /* current fwp_fault_code, 0 for none */
     uint16_t queued;    /* steps waiting in the firmware */
+    uint8_t grip[FWP_GRIPPERS]; /* each gripper after the last step done:
+                                   FWP_GRIP_* */
+    uint8_t up, front;  /* the cube faces at robot U and robot F, or
+                           FWP_FACE_UNKNOWN */
     char cube[FWP_FACELETS]; /* facelets in URFDLB order and letters, as
                                 quadsolve prints them; no terminator */
 } fwp_status;

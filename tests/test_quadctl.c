@@ -1011,6 +1011,21 @@ static void test_e2e_disconnect(void **state)
     assert_int_equal(second, (int)jnum(jattempt(j, 1), "prims"));
     assert_int_equal(r.done, first + second);
     assert_string_equal(r.cube, solved);
+    /* The recovery read the orientation and the grips from STATUS, and
+     * the final STATUS shows every gripper closed and the orientation. */
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(j, "total");
+    assert_int_equal((int)jnum(tot, "status_used"), 1);
+    const cJSON *fw = cJSON_GetObjectItemCaseSensitive(j, "firmware");
+    const cJSON *grips = cJSON_GetObjectItemCaseSensitive(fw, "grippers");
+    assert_int_equal(cJSON_GetArraySize(grips), 4);
+    for (int g = 0; g < 4; g++) {
+        const char *one = cJSON_GetArrayItem(grips, g)->valuestring;
+        assert_int_equal(strlen(one), 2);
+        assert_true(one[0] >= '0' && one[0] <= '3');
+        assert_int_equal(one[1], 'c');
+    }
+    assert_non_null(strchr("URFDLB", jstr(fw, "up")[0]));
+    assert_non_null(strchr("URFDLB", jstr(fw, "front")[0]));
     cJSON_Delete(j);
     free(cubes);
 }

@@ -985,6 +985,12 @@ static void test_session_home_steps(void **state)
     assert_int_equal(s.state, FWP_ROBOT_UNHOMED);
     assert_int_equal(s.last_step, FWP_NO_STEP);
     assert_cube(&s, scrambled);
+    /* Before homing the grippers are unknown; the cube is in the home
+     * orientation (U up, F in front). */
+    for (int g = 0; g < FWP_GRIPPERS; g++)
+        assert_int_equal(s.grip[g], FWP_GRIP_UNKNOWN);
+    assert_int_equal(s.up, 0);
+    assert_int_equal(s.front, 2);
 
     /* Steps before HOME are refused. */
     fwp_step one = st(1, "+...");
@@ -1008,6 +1014,14 @@ static void test_session_home_steps(void **state)
     assert_int_equal(s.last_step, 12);
     assert_int_equal(s.queued, 0);
     assert_cube(&s, after_r);
+    /* STATUS fields of protocol 2: the tilt put cube F up and D in front;
+     * R and L regripped home, B turned U' and stands at -90; all closed. */
+    assert_int_equal(s.up, 2);
+    assert_int_equal(s.front, 3);
+    assert_int_equal(s.grip[FWP_GRIPPER_R], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_L], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_F], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_B], 3 | FWP_GRIP_CLOSED);
 
     const fwp_step undo_r[] = {
         st(13, "-..g"), /* R' while B regrips back beside it */
@@ -1050,6 +1064,10 @@ static void test_impossible_steps(void **state)
     wait_state(h, FWP_ROBOT_FAULT);
     assert_int_equal(h->n_naks, 1);
     assert_int_equal(h->naks[0].reason, FWP_NAK_BAD_STEP);
+    /* The NAK names the refused step, the rule and the gripper. */
+    assert_int_equal(h->naks[0].step_id, 1);
+    assert_int_equal(h->naks[0].rule, FWP_RULE_COLLISION);
+    assert_int_equal(h->naks[0].gripper, FWP_GRIPPER_F);
     assert_int_equal(h->faults[0].code, SIM_FAULT_BASE - SIM_ERR_COLLISION);
     assert_int_equal(h->faults[0].step_id, 1);
     assert_int_equal(h->faults[0].gripper, FWP_GRIPPER_F);
@@ -1064,6 +1082,8 @@ static void test_impossible_steps(void **state)
     send_steps(h, &fine, 1, 32);
     assert_true(host_run(h, 3000, naks_at_least, 2));
     assert_int_equal(h->naks[1].reason, FWP_NAK_FAULTED);
+    assert_int_equal(h->naks[1].step_id, FWP_NO_STEP);
+    assert_int_equal(h->naks[1].rule, FWP_RULE_NONE);
 
     /* Letting go of the cube. */
     home(h);
@@ -1183,7 +1203,9 @@ static void test_lossy_link(void **state)
                                    "30", NULL});
     host_connect(h, test_tcp_connect(sp->port), 0x4004, 25);
     home(h);
-    send_steps(h, steps, n, 2); /* many frames: losses both ways */
+    /* One step per frame: many frames, so losses both ways (a robot
+     * step is one protocol step, so there are fewer than there were). */
+    send_steps(h, steps, n, 1);
     free(steps);
     if (!host_run(h, 15000, done_at_least, n))
         fail_msg("%d of %d steps done", h->n_done, n);
