@@ -64,7 +64,9 @@ run_pass() {
         local sim=$last_pid port=${line##*:}
         "$build/ctl/quadctl" "$cube" --server "$endpoint" \
             --port "tcp:127.0.0.1:$port" --profile "$prof" --json -q \
-            >> "$out" || echo "bench-quadctl: cube $i failed" >&2
+            >> "$out" ||
+            echo "bench-quadctl: cube $i failed: $(tail -n 1 "$out" |
+                cut -c 1-400)" >&2
         kill "$sim"
         wait "$sim" 2>/dev/null || true
     done < "$cubes"

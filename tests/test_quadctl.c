@@ -1107,9 +1107,46 @@ static void test_e2e_calibrate(void **state)
     assert_int_equal(robot_profile_builtin("servo", &real), ROBOT_OK);
     assert_true(cal.tilt_ms == real.tilt_ms + real.settle_ms - cal.settle_ms);
     assert_true(cal.close_ms == real.close_ms);
-    /* The calibration moves left the cube as it was: solved. */
+    assert_true(cal.open_ms == real.open_ms);
+    assert_true(cal.regrip_ms == real.regrip_ms);
+    assert_true(cal.half_ms == real.half_ms + real.settle_ms - cal.settle_ms);
     sim_report r;
     sim_finish(fx, 0, &r);
+
+    /* Under --jitter 0.1 (each step's duration varied by up to 10%), 20
+     * rounds recover every physical duration within 2%. */
+    const char *noisy[] = {"--profile", "servo", "--jitter", "0.1", "--seed",
+                           "7", NULL};
+    port = sim_start(fx, 0, NULL, noisy);
+    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    char jpath[256];
+    snprintf(jpath, sizeof jpath, "%s/jitter.json", fx->dir);
+    const char *argsj[] = {"calibrate", "--port", portspec, "--rounds", "20",
+                           "--out", jpath, "-q", NULL};
+    assert_int_equal(run_ctl(fx, argsj, NULL), 0);
+    sim_finish(fx, 0, &r);
+    assert_int_equal(robot_profile_load(jpath, &cal, detail, sizeof detail),
+                     ROBOT_OK);
+    double moved = real.settle_ms - cal.settle_ms;
+    const struct {
+        const char *key;
+        double got, want;
+    } keys[] = {
+        {"quarter_ms", cal.quarter_ms, real.quarter_ms + moved},
+        {"half_ms", cal.half_ms, real.half_ms + moved},
+        {"pair_quarter_ms", cal.pair_quarter_ms, real.pair_quarter_ms + moved},
+        {"pair_half_ms", cal.pair_half_ms, real.pair_half_ms + moved},
+        {"tilt_ms", cal.tilt_ms, real.tilt_ms + moved},
+        {"regrip_ms", cal.regrip_ms, real.regrip_ms},
+        {"open_ms", cal.open_ms, real.open_ms},
+        {"close_ms", cal.close_ms, real.close_ms},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (keys[i].got < 0.98 * keys[i].want ||
+            keys[i].got > 1.02 * keys[i].want)
+            fail_msg("jitter: %s calibrated %.2f ms, true %.2f ms",
+                     keys[i].key, keys[i].got, keys[i].want);
+    /* The calibration moves left the cube as it was: solved. */
     assert_true(r.done > 0);
     assert_string_equal(r.cube, solved);
 
