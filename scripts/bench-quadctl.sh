@@ -31,8 +31,11 @@ cleanup() {
 trap cleanup EXIT
 
 # Starts a program in the background, its first stdout line into $line.
+started=0
 start() {
-    local out=$tmp/out.$RANDOM
+    # A file per start: a name used before would hold a stale first line.
+    started=$((started + 1))
+    local out=$tmp/out.$started
     "$@" > "$out" 2>/dev/null &
     pids+=($!)
     last_pid=$!
