@@ -369,9 +369,10 @@ typedef enum {
 } robot_action;
 
 /* The part of its robot step a primitive is. MOTION is the one that turns
- * a face, tilts the cube or rotates the open grippers of a full regrip:
- * once it is done, the robot step's effect on the cube and its orientation
- * has happened. OPEN comes before it, CLOSE after it. */
+ * a face, tilts the cube or regrips: once it is done, the robot step's
+ * effect on the cube and its orientation has happened (robot_expand
+ * writes only MOTION primitives). OPEN and CLOSE mark steps that only
+ * open or close grippers, written by hand (calibration probes). */
 typedef enum {
     ROBOT_PRIM_OPEN = 0,
     ROBOT_PRIM_MOTION = 1,
@@ -385,41 +386,40 @@ typedef struct {
     uint16_t step;                  /* index of its robot step */
 } robot_prim;
 
-/* Every robot step expands into at most three primitives. */
+/* Room for the primitives of a plan (one per robot step since protocol
+ * version 2) and a controller's extra steps, such as calibration
+ * probes. */
 #define ROBOT_MAX_PRIMS (3 * ROBOT_MAX_STEPS)
 
 /* Expands robot steps, executed from the home position (all grippers
- * neutral at angle 0 and closed), into primitive steps that a firmware
- * executes one after the other (docs/robot-model.md, "Primitive steps"):
- *   turn:         one primitive, the turning grippers rotating;
- *   turn + regrips: open the regripped grippers; turn with each of them
- *                 rotating a quarter; close them;
- *   tilt:         open the other axis; the tilting pair turns the cube
- *                 (R +90 with L -90, or F +90 with B -90), regripped
- *                 grippers of the open axis rotating along; close;
- *   full regrip:  open; rotate each a quarter; close.
+ * neutral at angle 0 and closed), into one primitive (protocol version 2
+ * step) per robot step, role MOTION (docs/robot-model.md, "Primitive
+ * steps"):
+ *   turn (+ regrips): the turning grippers rotate, each regripped one
+ *                 REGRIP_CW/CCW, all at once;
+ *   tilt:         R TILT_CW with L TILT_CCW (tRL), or F with B (tFB); the
+ *                 other axis NONE or REGRIP (it opens and closes by
+ *                 itself);
+ *   full regrip:  REGRIP of each regripped gripper.
  * A regrip rotates an across gripper back to angle 0 and a neutral one a
  * quarter ahead. Each step is checked with robot_sim_step first, so an
  * illegal plan is refused (its error, detail naming the step) rather than
- * expanded. Returns the number of primitives, or ROBOT_ERR_ARGUMENT,
+ * expanded. Returns the number of primitives (n), or ROBOT_ERR_ARGUMENT,
  * ROBOT_ERR_BUFFER (more than cap), ROBOT_ERR_STEP, ROBOT_ERR_SUPPORT or
  * ROBOT_ERR_COLLISION. */
 int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
                  char *detail, size_t detail_len);
 
-/* The expected duration of each of prims[0..n) (an expansion starting
- * with every gripper closed) under profile p, in microseconds, into
- * us[0..n): the timed schedule. A primitive's motions run at once, so it
- * lasts as long as the longest of them: a turn of one face (quarter_ms,
- * half_ms) or two (pair_quarter_ms, pair_half_ms), the whole cube turned
- * by one axis (tilt_ms), an open gripper rotating a quarter (regrip_ms -
- * open_ms - close_ms), an opening (open_ms), a closing (close_ms); plus
- * settle_ms when the cube moved. So a tilt lasts exactly the profile's
- * tilt, a full regrip its regrip without the settle, and a turn with
- * parallel regrips open_ms + turn + close_ms (the profile charges turn +
- * regrip_parallel_ms, assuming the grips hidden). quadsim times steps by
- * the same rules (docs/quadsim.md). Returns ROBOT_OK or
- * ROBOT_ERR_ARGUMENT. */
+/* The expected duration of each of prims[0..n) (starting with every
+ * gripper closed) under profile p, in microseconds, into us[0..n): each
+ * gripper's actions take their physical durations (a face turn alone or
+ * as a pair, + settle_ms; a tilt: open_ms + tilt_ms + settle_ms +
+ * close_ms, the released axis' regrips rotating meanwhile; a regrip
+ * open_ms + free quarter + close_ms; an open gripper rotating, opening,
+ * closing), all start together, and a primitive lasts as long as its
+ * slowest gripper. On an expansion this equals robot_step_us of each
+ * step; quadsim times steps by the same physics with its own code
+ * (docs/quadsim.md). Returns ROBOT_OK or ROBOT_ERR_ARGUMENT. */
 int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
                    int64_t *us);
 
