@@ -478,7 +478,25 @@ static void test_profile_parse(void **state)
     assert_string_equal(p.name, "mine");
     assert_true(p.half_ms == 80.5);
     assert_true(p.close_ms == 12);
+    /* regrip_parallel_ms is derived: the regrip (70) hides behind every
+     * turn but the quarter (50 + 3), so the least it adds is 0. A value
+     * given is replaced, and a file may leave it out. */
     assert_true(p.regrip_parallel_ms == 0);
+    char text[600];
+    edited("\"regrip_parallel_ms\": 0", "\"regrip_parallel_ms\": 33", text,
+           sizeof text);
+    assert_int_equal(robot_profile_parse(text, &p, NULL, 0), ROBOT_OK);
+    assert_true(p.regrip_parallel_ms == 0);
+    edited("\"regrip_parallel_ms\": 0,", "", text, sizeof text);
+    assert_int_equal(robot_profile_parse(text, &p, NULL, 0), ROBOT_OK);
+    edited("\"regrip_ms\": 70", "\"regrip_ms\": 200", text, sizeof text);
+    assert_int_equal(robot_profile_parse(text, &p, NULL, 0), ROBOT_OK);
+    /* 200 beyond the slowest turn, the pair with a half (85 + 3) */
+    assert_true(p.regrip_parallel_ms == 112);
+    assert_true(robot_free_quarter_ms(&p) == 178);
+    assert_true(robot_regrip_ms(&p) == 200);
+    p = profile("servo");
+    assert_true(p.regrip_parallel_ms == 80); /* 600 - 470 - 50 */
     /* Built-ins survive writing and reading back. */
     assert_string_equal(robot_profile_builtin_name(0), "default");
     assert_null(robot_profile_builtin_name(3));
