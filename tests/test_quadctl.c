@@ -1167,6 +1167,72 @@ static void test_e2e_calibrate(void **state)
     cJSON_Delete(j);
 }
 
+/* A firmware of protocol version 1 (a fake on 127.0.0.1 that sends its
+ * HELLO every 100 ms): quadctl ends at once with CONNECT, saying which
+ * versions each side speaks, instead of waiting for the handshake. */
+static void test_e2e_old_firmware(void **state)
+{
+    fixture *fx = *state;
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(ls >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(ls, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(ls, 1), 0);
+    socklen_t alen = sizeof a;
+    assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
+    int port = ntohs(a.sin_port);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int c = accept(ls, NULL, NULL);
+        fwp_message m;
+        memset(&m, 0, sizeof m);
+        m.type = FWP_MSG_HELLO;
+        m.u.hello = (fwp_hello){.version_min = 1,
+                                .version_max = 1,
+                                .role = FWP_ROLE_FIRMWARE,
+                                .flags = FWP_HELLO_CONNECTING,
+                                .gripper_mask = 0x0F,
+                                .max_steps = 32,
+                                .window = 4,
+                                .heartbeat_ms = 250,
+                                .link_timeout_ms = 1000,
+                                .session = 0x01D,
+                                .peer_session = 0};
+        uint8_t wire[FWP_MAX_WIRE];
+        size_t len;
+        if (c < 0 ||
+            fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len) != FWP_OK)
+            _exit(1);
+        wire[0] = wire[len + 1] = 0;
+        for (int i = 0; i < 100; i++) {
+            if (write(c, wire, len + 2) < 0)
+                break;
+            struct timespec t = {0, 100000000L};
+            nanosleep(&t, NULL);
+        }
+        _exit(0);
+    }
+    close(ls);
+    char portspec[64];
+    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *args[] = {"--moves", "R", "--port", portspec, NULL};
+    int64_t t0 = mono_ms();
+    int rc = run_ctl(fx, args, NULL);
+    int64_t took = mono_ms() - t0;
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(rc, 4);
+    assert_true(log_says(fx, "speaks protocol version 1..1; quadctl speaks "
+                             "version 2"));
+    /* At once, not after --connect-timeout-ms (5 s). */
+    assert_true(took < 4000);
+}
+
 /* The command line: usage errors exit 2, ports lists, no robot exits 4. */
 static void test_cli(void **state)
 {
@@ -1327,6 +1393,7 @@ int main(void)
         cmocka_unit_test(test_e2e_busy),
         cmocka_unit_test(test_e2e_faults),
         cmocka_unit_test(test_e2e_calibrate),
+        cmocka_unit_test(test_e2e_old_firmware),
         cmocka_unit_test(test_e2e_disconnect),
         cmocka_unit_test(test_e2e_frozen_firmware),
         cmocka_unit_test(test_e2e_100),
