@@ -240,15 +240,22 @@ static const char *action_name(int a)
     case ROBOT_ACT_HALF: return "180";
     case ROBOT_ACT_OPEN: return "open";
     case ROBOT_ACT_CLOSE: return "close";
+    case ROBOT_ACT_REGRIP_CW: return "regrip +90";
+    case ROBOT_ACT_REGRIP_CCW: return "regrip -90";
+    case ROBOT_ACT_TILT_CW: return "tilt +90";
+    case ROBOT_ACT_TILT_CCW: return "tilt -90";
     default: return "";
     }
 }
 
 static const char *action_color(int a, int tilt)
 {
-    if (tilt && (a == ROBOT_ACT_CW || a == ROBOT_ACT_CCW))
+    if (a == ROBOT_ACT_TILT_CW || a == ROBOT_ACT_TILT_CCW ||
+        (tilt && (a == ROBOT_ACT_CW || a == ROBOT_ACT_CCW)))
         return "#9467bd"; /* turning the whole cube */
     switch (a) {
+    case ROBOT_ACT_REGRIP_CW:
+    case ROBOT_ACT_REGRIP_CCW: return "#ff7f0e";
     case ROBOT_ACT_CW:
     case ROBOT_ACT_CCW:
     case ROBOT_ACT_HALF: return "#1f77b4";
@@ -360,7 +367,8 @@ static void timeline(FILE *f, const cmp_data *d, const cmp_row *r, int l,
           "<span class=\"key\" style=\"background:#9467bd\"></span>tilt "
           "<span class=\"key\" style=\"background:#ffbb78\"></span>open "
           "<span class=\"key\" style=\"background:#98df8a\"></span>close "
-          "(a regrip is open, rotate, close)</p>\n",
+          "<span class=\"key\" style=\"background:#ff7f0e\"></span>regrip "
+          "(open, rotate, close in one step)</p>\n",
           f);
 }
 

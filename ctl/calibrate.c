@@ -14,7 +14,7 @@
  * and parallel regrips); followed by their inverse they leave the cube
  * as it was. */
 static const char calibration_moves[] =
-    "U R2 (F B') L (R2 L') D' F2 B (U D2) R' (R L) F' B2 R (F2 B2) D";
+    "R2 F2 U R2 (F B') L (R2 L') D' F2 B (U D2) R' (R L) F' B2 R (F2 B2) D";
 
 int ctl_calibrate(const ctl_options *o, const robot_profile *base,
                   const qs_move *moves, int n_moves, int rounds,
@@ -48,13 +48,16 @@ int ctl_calibrate(const ctl_options *o, const robot_profile *base,
         goto out;
     }
     char detail[200];
-    a->n_prims = robot_expand(a->plan.steps, a->plan.n, a->prims,
-                              ROBOT_MAX_PRIMS, detail, sizeof detail);
-    if (a->n_prims < 0) {
+    /* Probes first (each gripper opens and closes), then the plan. */
+    int probes = ctl_calibration_probes(a->prims, ROBOT_MAX_PRIMS);
+    int k = robot_expand(a->plan.steps, a->plan.n, a->prims + probes,
+                         ROBOT_MAX_PRIMS - probes, detail, sizeof detail);
+    if (k < 0) {
         snprintf(err, err_len, "%s", detail);
         rc = CTL_ERR_PLAN;
         goto out;
     }
+    a->n_prims = probes + k;
     rc = ctl_session_open(s, o, err, err_len);
     if (rc != CTL_OK)
         goto out;
@@ -97,9 +100,7 @@ int ctl_calibrate(const ctl_options *o, const robot_profile *base,
              c->turn[3].n},
             {"tilt_ms", base->tilt_ms, cal.tilt_ms, c->tilt.n},
             {"regrip_parallel_ms", base->regrip_parallel_ms,
-             cal.regrip_parallel_ms,
-             c->parallel[0].n + c->parallel[1].n + c->parallel[2].n +
-                 c->parallel[3].n},
+             cal.regrip_parallel_ms, 0},
             {"regrip_ms", base->regrip_ms, cal.regrip_ms, c->regrip.n},
             {"open_ms", base->open_ms, cal.open_ms, c->open.n},
             {"close_ms", base->close_ms, cal.close_ms, c->close.n},
@@ -110,7 +111,7 @@ int ctl_calibrate(const ctl_options *o, const robot_profile *base,
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
             fprintf(log, "%-20s %10.1f %12.1f %8d%s\n", rows[i].key,
                     rows[i].from, rows[i].to, rows[i].n,
-                    rows[i].n ? "" : " (kept)");
+                    i == 5 ? " (derived)" : rows[i].n ? "" : " (kept)");
     }
     char json[2048];
     if (robot_profile_to_json(&cal, json, sizeof json) < 0) {

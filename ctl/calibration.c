@@ -1,17 +1,19 @@
 /*
- * calibration.c - a robot profile from measured step durations, so the
- * solver's cost model (robot_step_us) predicts what the real robot, driven
- * by this controller, does.
+ * calibration.c - a robot profile of physical durations from measured
+ * steps, so the solver's cost model (robot_step_us) and the robot agree.
  *
- * Each primitive's duration comes from the firmware's EVENT DONE. They are
- * sorted by what the primitive is: an opening, a closing, a turn of one
- * of the four turn classes, the motion of a tilt, a full regrip (its
- * three primitives together), and a turn with parallel regrips (its
- * three together). A settle time cannot be told apart from the motion it
- * follows, so the base profile's settle_ms is kept and subtracted. The
- * profile's parallel-regrip surcharge is then what such a step costs
- * beyond its turn: with the expansion of robot_expand that is the opening
- * and the closing, which the base profile assumes hidden.
+ * Each protocol step's duration comes from the firmware's EVENT DONE.
+ * With protocol version 2 every robot step is one protocol step, timed as
+ * the longest of its grippers' actions (docs/robot-model.md, "Timing"), so
+ * each kind of step measures one physical duration or a known sum: a lone
+ * turn its turn class plus the settle, a full regrip the regrip, a tilt
+ * open + tilt + settle + close. The opening, closing and regrip are
+ * measured by probe steps of their own (one gripper opens, closes,
+ * regrips ahead and back), and the tilt is what a tilt takes beyond its
+ * opening and closing. A settle time cannot be told apart
+ * from the motion it follows, so the base profile's settle_ms is kept and
+ * subtracted. Turns with parallel regrips measure max(turn, regrip), which
+ * fits nothing new; they are counted for the table only.
  */
 #include "ctl.h"
 
@@ -38,37 +40,51 @@ static int turn_class(int m)
     return q0 == 1 || q1 == 1 ? 3 : 2;
 }
 
+int ctl_calibration_probes(robot_prim *out, int cap)
+{
+    /* Each gripper opens and closes again while the other three hold,
+     * then regrips a quarter ahead and back: the robot ends as it began,
+     * and plans rarely need a full regrip to measure. */
+    static const uint8_t acts[4] = {ROBOT_ACT_OPEN, ROBOT_ACT_CLOSE,
+                                    ROBOT_ACT_REGRIP_CW, ROBOT_ACT_REGRIP_CCW};
+    static const uint8_t roles[4] = {ROBOT_PRIM_OPEN, ROBOT_PRIM_CLOSE,
+                                     ROBOT_PRIM_MOTION, ROBOT_PRIM_MOTION};
+    int n = 0;
+    for (int g = 0; g < ROBOT_GRIPPERS && n + 4 <= cap; g++)
+        for (int k = 0; k < 4; k++) {
+            memset(&out[n], 0, sizeof out[n]);
+            out[n].step = CTL_PROBE_STEP;
+            out[n].role = roles[k];
+            out[n].action[g] = acts[k];
+            n++;
+        }
+    return n;
+}
+
 void ctl_calibration_add(ctl_calibration *c, const robot_step *plan,
                          const robot_prim *prims, int n_prims, int done,
                          const uint16_t *ms, double settle_ms)
 {
-    int i = 0;
     if (done > n_prims)
         done = n_prims;
-    while (i < done) {
-        int k = prims[i].step, j = i;
-        double total = 0;
-        while (j < done && prims[j].step == k)
-            total += ms[j++];
-        /* Only whole robot steps: a cut-off one says nothing of its kind. */
-        if (j == done && j < n_prims && prims[j].step == k)
-            break;
-        const robot_step *s = &plan[k];
-        for (int t = i; t < j; t++) {
-            if (prims[t].role == ROBOT_PRIM_OPEN)
-                add(&c->open, ms[t]);
-            else if (prims[t].role == ROBOT_PRIM_CLOSE)
-                add(&c->close, ms[t]);
-            else if (s->kind == ROBOT_STEP_TURN && !s->regrips)
-                add(&c->turn[turn_class(s->arg)], ms[t] - settle_ms);
-            else if (s->kind == ROBOT_STEP_TILT && !s->regrips)
-                add(&c->tilt, ms[t] - settle_ms);
+    for (int t = 0; t < done; t++) {
+        if (prims[t].step == CTL_PROBE_STEP) {
+            int r = prims[t].role;
+            add(r == ROBOT_PRIM_OPEN    ? &c->open
+                : r == ROBOT_PRIM_CLOSE ? &c->close
+                                        : &c->regrip,
+                ms[t]);
+            continue;
         }
-        if (s->kind == ROBOT_STEP_REGRIP)
-            add(&c->regrip, total - settle_ms);
-        else if (s->kind == ROBOT_STEP_TURN && s->regrips)
-            add(&c->parallel[turn_class(s->arg)], total - settle_ms);
-        i = j;
+        const robot_step *s = &plan[prims[t].step];
+        if (s->kind == ROBOT_STEP_TURN && !s->regrips)
+            add(&c->turn[turn_class(s->arg)], ms[t] - settle_ms);
+        else if (s->kind == ROBOT_STEP_TURN)
+            add(&c->parallel[turn_class(s->arg)], ms[t]);
+        else if (s->kind == ROBOT_STEP_TILT && !s->regrips)
+            add(&c->tilt, ms[t] - settle_ms); /* open + tilt + close */
+        else if (s->kind == ROBOT_STEP_REGRIP)
+            add(&c->regrip, ms[t]);
     }
 }
 
@@ -94,22 +110,12 @@ int ctl_calibration_profile(const ctl_calibration *c,
         changed++;
     }
     if (c->tilt.n) {
-        out->tilt_ms = mean(&c->tilt, 0);
+        double t = mean(&c->tilt, 0) - out->open_ms - out->close_ms;
+        out->tilt_ms = t > 0 ? t : 0;
         changed++;
     }
     if (c->regrip.n) {
         out->regrip_ms = mean(&c->regrip, 0);
-        changed++;
-    }
-    /* The surcharge: each parallel step's total beyond its turn. */
-    double extra = 0;
-    int n = 0;
-    for (int t = 0; t < CTL_TURN_CLASSES; t++) {
-        extra += c->parallel[t].sum - c->parallel[t].n * *turn[t];
-        n += c->parallel[t].n;
-    }
-    if (n) {
-        out->regrip_parallel_ms = extra / n < 0 ? 0 : extra / n;
         changed++;
     }
     /* Keep what robot_profile_parse accepts. */
@@ -123,6 +129,7 @@ int ctl_calibration_profile(const ctl_calibration *c,
         if (*all[i] > ROBOT_PROFILE_MAX_MS)
             *all[i] = ROBOT_PROFILE_MAX_MS;
     }
+    robot_profile_derive(out);
     char name[sizeof out->name];
     snprintf(name, sizeof name, "%.40s-calibrated", base->name);
     memcpy(out->name, name, sizeof name);

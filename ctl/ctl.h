@@ -125,6 +125,7 @@ typedef struct {
     int err;               /* ctl_error */
     fwp_fault fault;       /* CTL_ERR_FAULT (and firmware LINK_LOST) */
     int nak_reason;        /* CTL_ERR_REFUSED */
+    fwp_nak nak;           /* CTL_ERR_REFUSED: the NAK (step, rule) */
     char message[256];
 } ctl_exec;
 
@@ -143,6 +144,7 @@ typedef struct {
     bool stopped_seen;     /* a STATUS in FAULT/STOPPED since armed */
     uint32_t states_seen;  /* bit per robot state reported since armed */
     int link_event;        /* a link failure to report (ctl_error), 0 */
+    int incompatible;      /* FWP_EV_INCOMPATIBLE's detail, 0 */
     uint16_t next_id;      /* the next step id to give out */
     /* The execution in progress, if any. */
     ctl_exec *x;
@@ -157,6 +159,16 @@ typedef struct {
     fwp_fault last_fault;
     bool have_fault;
 } ctl_session;
+
+/* STATUS (protocol 2) in words: gripper g as "1c" (angle in quarters,
+ * c closed / o open) or "?"; a face letter or '?'; and the whole line
+ * "R=1c L=3c F=0c B=0c up=F front=D". */
+void ctl_status_grip(const fwp_status *st, int g, char out[3]);
+char ctl_status_face(uint8_t f);
+void ctl_status_describe(const fwp_status *st, char *out, size_t len);
+struct cJSON;
+/* Adds "grippers" (ctl_status_grip of each), "up" and "front" to o. */
+void ctl_status_json(struct cJSON *o, const fwp_status *st);
 
 /* Opens the link and does the handshake. CTL_OK, CTL_ERR_IO or
  * CTL_ERR_CONNECT (err says why). */
@@ -251,6 +263,8 @@ typedef struct {
     int n_att;
     robot_sim world;          /* the robot and cube as confirmed so far */
     int moves_done;           /* offline: given moves done */
+    int status_used;          /* failures whose STATUS gave the orientation
+                                 and grips (protocol 2) */
     int err;
     char message[256];
     bool have_final;
@@ -280,11 +294,22 @@ typedef struct {
 #define CTL_TURN_CLASSES 4
 
 typedef struct {
-    ctl_sample open, close, tilt, regrip;
+    ctl_sample open, close;                /* probe steps */
+    ctl_sample tilt;                       /* a tilt minus settle: open +
+                                              tilt + close */
+    ctl_sample regrip;                     /* a full regrip */
     ctl_sample turn[CTL_TURN_CLASSES];     /* a turn alone, minus settle */
-    ctl_sample parallel[CTL_TURN_CLASSES]; /* a turn with regrips: the whole
-                                              robot step, minus settle */
+    ctl_sample parallel[CTL_TURN_CLASSES]; /* a turn with regrips (for the
+                                              table only) */
 } ctl_calibration;
+
+/* The robot-step index of calibration probes (ctl_calibration_probes). */
+#define CTL_PROBE_STEP 0xFFFFu
+
+/* Writes the probe steps of a calibration round into out (at most cap),
+ * step CTL_PROBE_STEP: each gripper opens (role OPEN), closes (CLOSE),
+ * regrips ahead and back (MOTION). Returns how many (16 with room). */
+int ctl_calibration_probes(robot_prim *out, int cap);
 
 /* Runs `quadctl calibrate`: executes the calibration moves (given, or a
  * built-in sequence followed by its inverse, so the cube ends as it began)
@@ -295,9 +320,9 @@ int ctl_calibrate(const ctl_options *o, const robot_profile *base,
                   const char *out_path, FILE *log, char *err, size_t err_len);
 
 /* Adds the measured durations (ms[i] of prims[i], i < done, of n_prims
- * planned) of one executed plan to *c, whole robot steps only; settle_ms
- * is the base profile's (a settle cannot be told apart from the motion
- * it follows, so it is kept). */
+ * sent: probes, then one primitive per robot step of plan) to *c;
+ * settle_ms is the base profile's (a settle cannot be told apart from the
+ * motion it follows, so it is kept). */
 void ctl_calibration_add(ctl_calibration *c, const robot_step *plan,
                          const robot_prim *prims, int n_prims, int done,
                          const uint16_t *ms, double settle_ms);

@@ -394,6 +394,7 @@ static int cmd_status(ctl_run *r)
             cJSON_AddNumberToObject(o, "last_step", st.last_step);
             cJSON_AddNumberToObject(o, "fault", st.fault);
             cJSON_AddNumberToObject(o, "queued", st.queued);
+            ctl_status_json(o, &st);
             if (st.has_cube) {
                 /* A cube from the wire is shown only when it is one. */
                 char cube[55];
@@ -405,8 +406,10 @@ static int cmd_status(ctl_run *r)
             }
             print_json(o);
         } else {
-            printf("state=%s last_step=%u fault=0x%04x queued=%u", state,
-                   st.last_step, st.fault, st.queued);
+            char grips[64];
+            ctl_status_describe(&st, grips, sizeof grips);
+            printf("state=%s last_step=%u fault=0x%04x queued=%u %s", state,
+                   st.last_step, st.fault, st.queued, grips);
             if (st.has_cube)
                 printf(" cube=%.54s", st.cube);
             printf("\n");

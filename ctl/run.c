@@ -277,10 +277,36 @@ int ctl_run_solve(ctl_run *r)
                 break;
             }
         }
+        /* Protocol 2's STATUS says where the cube points and how the
+         * grippers stand: the grips are taken from it (homing then puts
+         * them right), and an orientation other than the replay's means
+         * the confirmed steps are not what the robot did. */
+        if (s->n_status && s->status.up != FWP_FACE_UNKNOWN) {
+            if (s->status.up != robot_sim_face_at(&r->world, 0) ||
+                s->status.front != robot_sim_face_at(&r->world, 2)) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "the firmware holds the cube with %c up and %c in "
+                         "front, the confirmed steps make %c and %c",
+                         ctl_status_face(s->status.up),
+                         ctl_status_face(s->status.front),
+                         "URFDLB"[robot_sim_face_at(&r->world, 0)],
+                         "URFDLB"[robot_sim_face_at(&r->world, 2)]);
+                rc = finish(r, CTL_ERR_STATE, msg);
+                break;
+            }
+            for (int g = 0; g < FWP_GRIPPERS; g++)
+                if (s->status.grip[g] != FWP_GRIP_UNKNOWN)
+                    r->world.quarters[g] =
+                        (uint8_t)(s->status.grip[g] & FWP_GRIP_ANGLE);
+            r->status_used++;
+        }
         if (!r->recover || k + 1 >= limit)
             break;
-        say(r, "recovering: %d of %d protocol steps were done", a->x.confirmed,
-            a->n_prims);
+        char grips[64];
+        ctl_status_describe(&s->status, grips, sizeof grips);
+        say(r, "recovering: %d of %d protocol steps were done; the "
+               "firmware says %s", a->x.confirmed, a->n_prims, grips);
     }
     if (rc == CTL_OK) {
         /* A firmware that knows its cube can confirm the result. */
@@ -312,6 +338,21 @@ int ctl_run_solve(ctl_run *r)
     free(s);
     free(model);
     return r->err;
+}
+
+/* The grippers and the orientation of a STATUS into a JSON object. */
+void ctl_status_json(struct cJSON *o, const fwp_status *st)
+{
+    cJSON *g = cJSON_AddArrayToObject(o, "grippers");
+    for (int i = 0; g && i < FWP_GRIPPERS; i++) {
+        char one[3];
+        ctl_status_grip(st, i, one);
+        cJSON_AddItemToArray(g, cJSON_CreateString(one));
+    }
+    char up[2] = {ctl_status_face(st->up), 0};
+    char front[2] = {ctl_status_face(st->front), 0};
+    cJSON_AddStringToObject(o, "up", up);
+    cJSON_AddStringToObject(o, "front", front);
 }
 
 void ctl_run_free(ctl_run *r)
@@ -540,6 +581,7 @@ static void json_report(const ctl_run *r, FILE *out)
     }
     cJSON *tot = cJSON_AddObjectToObject(o, "total");
     cJSON_AddNumberToObject(tot, "robot_steps_done", robot);
+    cJSON_AddNumberToObject(tot, "status_used", r->status_used);
     cJSON_AddNumberToObject(tot, "prims", prims);
     cJSON_AddNumberToObject(tot, "confirmed", done);
     cJSON_AddNumberToObject(tot, "predicted_ms", pred);
@@ -552,6 +594,7 @@ static void json_report(const ctl_run *r, FILE *out)
         cJSON *f = cJSON_AddObjectToObject(o, "firmware");
         cJSON_AddNumberToObject(f, "state", r->final.state);
         cJSON_AddNumberToObject(f, "last_step", r->final.last_step);
+        ctl_status_json(f, &r->final);
         if (r->final.has_cube) {
             char cube[55];
             memcpy(cube, r->final.cube, 54);

@@ -181,6 +181,22 @@ static void on_nak(ctl_session *s, const fwp_nak *k)
         return;
     }
     x->nak_reason = k->reason;
+    x->nak = *k;
+    if (k->step_id != FWP_NO_STEP) {
+        /* Protocol 2 names the step and the rule it breaks. */
+        char grip[16] = "";
+        if (k->gripper < FWP_GRIPPERS)
+            snprintf(grip, sizeof grip, ", gripper %c", "RLFB"[k->gripper]);
+        fail(s, CTL_ERR_REFUSED,
+             "the firmware refused steps %u..%u (protocol steps %d..%d): NAK "
+             "%s: step %u (protocol step %d) breaks rule %s%s",
+             id_add(x->first_id, first),
+             id_add(x->first_id, first + s->batch[b].count - 1), first + 1,
+             first + s->batch[b].count, nak_name(k->reason), k->step_id,
+             ((int)k->step_id - (int)x->first_id + 0xFFFF) % 0xFFFF + 1,
+             fwp_rule_name(k->rule), grip);
+        return;
+    }
     fail(s, CTL_ERR_REFUSED,
          "the firmware refused steps %u..%u (protocol steps %d..%d): NAK %s",
          id_add(x->first_id, first),
@@ -283,6 +299,7 @@ static void ep_event(void *ctx, int event, int detail)
             s->link_event = 0;
         break;
     case FWP_EV_INCOMPATIBLE:
+        s->incompatible = detail;
         logv(s, 1, "incompatible firmware HELLO (%s)",
              detail == 1 ? "protocol version" : "not a firmware");
         break;
@@ -366,6 +383,24 @@ static int wait_connected(ctl_session *s, char *err, size_t err_len)
 {
     int64_t end = ctl_now_us() + (int64_t)s->opt.connect_timeout_ms * 1000;
     while (!s->connected) {
+        const fwp_hello *h = fwp_refused_peer(&s->ep);
+        if (s->incompatible && h) {
+            /* The peer answers but cannot be talked to: waiting for the
+             * timeout would only hide why. */
+            if (s->incompatible == 1)
+                snprintf(err, err_len,
+                         "the firmware on %s speaks protocol version%s "
+                         "%u..%u; quadctl speaks version %d",
+                         s->opt.port,
+                         h->version_min == h->version_max ? "" : "s",
+                         h->version_min, h->version_max,
+                         FWP_PROTOCOL_VERSION);
+            else
+                snprintf(err, err_len,
+                         "the peer on %s is a host, not a firmware",
+                         s->opt.port);
+            return CTL_ERR_CONNECT;
+        }
         if (ctl_now_us() > end) {
             snprintf(err, err_len,
                      "no protocol handshake with the firmware on %s within "
@@ -696,4 +731,30 @@ int ctl_session_execute(ctl_session *s, fwp_step *steps, ctl_exec *x)
     stop_and_settle(s);
     s->x = NULL;
     return x->err;
+}
+
+void ctl_status_grip(const fwp_status *st, int g, char out[3])
+{
+    uint8_t v = st->grip[g];
+    if (v == FWP_GRIP_UNKNOWN) {
+        memcpy(out, "?", 2);
+        return;
+    }
+    out[0] = (char)('0' + (v & FWP_GRIP_ANGLE));
+    out[1] = (v & FWP_GRIP_CLOSED) ? 'c' : 'o';
+    out[2] = '\0';
+}
+
+char ctl_status_face(uint8_t f)
+{
+    return f < 6 ? "URFDLB"[f] : '?';
+}
+
+void ctl_status_describe(const fwp_status *st, char *out, size_t len)
+{
+    char g[4][3];
+    for (int i = 0; i < 4; i++)
+        ctl_status_grip(st, i, g[i]);
+    snprintf(out, len, "R=%s L=%s F=%s B=%s up=%c front=%c", g[0], g[1], g[2],
+             g[3], ctl_status_face(st->up), ctl_status_face(st->front));
 }

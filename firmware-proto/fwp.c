@@ -263,13 +263,22 @@ int fwp_check_message(const fwp_message *m)
             if (s->step[i].id == FWP_NO_STEP)
                 return FWP_ERR_PAYLOAD;
             for (int g = 0; g < FWP_GRIPPERS; g++)
-                if (s->step[i].action[g] > FWP_ACT_CLOSE)
+                if (s->step[i].action[g] > FWP_ACT_MAX)
                     return FWP_ERR_PAYLOAD;
         }
         return FWP_OK;
     }
-    case FWP_MSG_NAK:
-        return m->u.nak.reason ? FWP_OK : FWP_ERR_PAYLOAD;
+    case FWP_MSG_NAK: {
+        const fwp_nak *k = &m->u.nak;
+        bool rule = k->rule == FWP_RULE_NONE ||
+                    (k->rule >= FWP_RULE_ACTION &&
+                     k->rule <= FWP_RULE_COLLISION) ||
+                    k->rule == FWP_RULE_OPEN_TURN;
+        if (!k->reason || !rule ||
+            (k->gripper >= FWP_GRIPPERS && k->gripper != NO_GRIPPER))
+            return FWP_ERR_PAYLOAD;
+        return FWP_OK;
+    }
     case FWP_MSG_EVENT:
         if ((m->u.event.kind != FWP_STEP_STARTED &&
              m->u.event.kind != FWP_STEP_DONE) ||
@@ -287,6 +296,16 @@ int fwp_check_message(const fwp_message *m)
         if (s->query)
             return FWP_OK;
         if (s->state > FWP_ROBOT_STOPPED)
+            return FWP_ERR_PAYLOAD;
+        for (int g = 0; g < FWP_GRIPPERS; g++)
+            if (s->grip[g] != FWP_GRIP_UNKNOWN &&
+                (s->grip[g] & ~(FWP_GRIP_ANGLE | FWP_GRIP_CLOSED)))
+                return FWP_ERR_PAYLOAD;
+        /* Both faces known or neither; known ones on different axes. */
+        if ((s->up == FWP_FACE_UNKNOWN) != (s->front == FWP_FACE_UNKNOWN))
+            return FWP_ERR_PAYLOAD;
+        if (s->up != FWP_FACE_UNKNOWN &&
+            (s->up > 5 || s->front > 5 || s->up % 3 == s->front % 3))
             return FWP_ERR_PAYLOAD;
         if (s->has_cube)
             for (int i = 0; i < FWP_FACELETS; i++)
@@ -335,6 +354,9 @@ static size_t put_payload(const fwp_message *m, uint8_t *p)
     case FWP_MSG_NAK:
         p[0] = m->u.nak.reason;
         p[1] = m->u.nak.ref_seq;
+        put16(p + 2, m->u.nak.step_id);
+        p[4] = m->u.nak.rule;
+        p[5] = m->u.nak.gripper;
         return FWP_NAK_SIZE;
     case FWP_MSG_EVENT:
         p[0] = m->u.event.kind;
@@ -355,6 +377,9 @@ static size_t put_payload(const fwp_message *m, uint8_t *p)
         put16(p + 2, s->last_step);
         put16(p + 4, s->fault);
         put16(p + 6, s->queued);
+        memcpy(p + 8, s->grip, FWP_GRIPPERS);
+        p[12] = s->up;
+        p[13] = s->front;
         if (!s->has_cube)
             return FWP_STATUS_SIZE;
         memcpy(p + FWP_STATUS_SIZE, s->cube, FWP_FACELETS);
@@ -407,6 +432,9 @@ static int get_payload(fwp_message *m, const uint8_t *p, size_t n)
             return FWP_ERR_PAYLOAD;
         m->u.nak.reason = p[0];
         m->u.nak.ref_seq = p[1];
+        m->u.nak.step_id = get16(p + 2);
+        m->u.nak.rule = p[4];
+        m->u.nak.gripper = p[5];
         break;
     case FWP_MSG_EVENT:
         if (n != FWP_EVENT_SIZE)
@@ -438,6 +466,9 @@ static int get_payload(fwp_message *m, const uint8_t *p, size_t n)
         s->last_step = get16(p + 2);
         s->fault = get16(p + 4);
         s->queued = get16(p + 6);
+        memcpy(s->grip, p + 8, FWP_GRIPPERS);
+        s->up = p[12];
+        s->front = p[13];
         if (s->has_cube)
             memcpy(s->cube, p + FWP_STATUS_SIZE, FWP_FACELETS);
         break;
@@ -458,7 +489,7 @@ static int seal(uint8_t *raw, uint8_t type, uint8_t seq, uint8_t ack,
                 size_t plen, uint8_t *out, size_t cap, size_t *out_len)
 {
     size_t len = FWP_HEADER_SIZE + plen;
-    raw[0] = FWP_PROTOCOL_VERSION;
+    raw[0] = FWP_FRAME_VERSION;
     raw[1] = type;
     raw[2] = seq;
     raw[3] = ack;
@@ -503,7 +534,7 @@ int fwp_decode_frame(const uint8_t *in, size_t n, fwp_message *m)
     /* CRC first: in a damaged frame every other field is noise. */
     if (get16(raw + len) != fwp_crc16(raw, len))
         return FWP_ERR_CRC;
-    if (raw[0] != FWP_PROTOCOL_VERSION)
+    if (raw[0] != FWP_FRAME_VERSION)
         return FWP_ERR_VERSION;
     if (raw[1] < 1 || raw[1] > TYPE_MAX)
         return FWP_ERR_TYPE;
@@ -698,6 +729,7 @@ static void handle_hello(fwp_endpoint *ep, const fwp_hello *h, uint32_t t)
         /* Once per session, not at every HELLO it repeats. */
         if (h->session != ep->bad_session) {
             ep->bad_session = h->session;
+            ep->refused = *h;
             emit(ep, FWP_EV_INCOMPATIBLE, bad);
         }
         ep->stats.unpaired++;
@@ -992,6 +1024,28 @@ fwp_link_state fwp_link(const fwp_endpoint *ep)
 {
     return ep && ep->state == FWP_LINK_CONNECTED ? FWP_LINK_CONNECTED
                                                  : FWP_LINK_CONNECTING;
+}
+
+const char *fwp_rule_name(int rule)
+{
+    switch (rule) {
+    case FWP_RULE_NONE: return "NONE";
+    case FWP_RULE_ACTION: return "ACTION";
+    case FWP_RULE_GRIP: return "GRIP";
+    case FWP_RULE_DROP: return "DROP";
+    case FWP_RULE_SUPPORT: return "SUPPORT";
+    case FWP_RULE_JAM: return "JAM";
+    case FWP_RULE_TILT: return "TILT";
+    case FWP_RULE_GRIP_MOVING: return "GRIP_MOVING";
+    case FWP_RULE_COLLISION: return "COLLISION";
+    case FWP_RULE_OPEN_TURN: return "OPEN_TURN";
+    default: return "?";
+    }
+}
+
+const fwp_hello *fwp_refused_peer(const fwp_endpoint *ep)
+{
+    return ep && ep->bad_session ? &ep->refused : NULL;
 }
 
 const fwp_hello *fwp_peer(const fwp_endpoint *ep)

@@ -50,7 +50,13 @@ extern "C" {
 #define FWP_WINDOW 4 /* unacknowledged frames in flight, 1..126 */
 #endif
 
-#define FWP_PROTOCOL_VERSION 1 /* the frame's version byte */
+/* The protocol version negotiated in HELLO: 2 adds the regrip and tilt
+ * actions (one wire step per robot step). The frame layout is that of
+ * version 1, and frames keep the version byte FWP_FRAME_VERSION, so that a
+ * version-1 peer still decodes a version-2 HELLO and reports the mismatch
+ * (FWP_EV_INCOMPATIBLE) instead of dropping every frame as noise. */
+#define FWP_PROTOCOL_VERSION 2
+#define FWP_FRAME_VERSION 1    /* the frame's version byte */
 #define FWP_GRIPPERS 4         /* R, L, F, B on the wire, always */
 #define FWP_FACELETS 54        /* cube state in STATUS */
 #define FWP_NO_STEP 0xFFFFu    /* "no step" in step id fields */
@@ -61,10 +67,10 @@ extern "C" {
 #define FWP_CRC_SIZE 2
 #define FWP_STEP_SIZE 6 /* id u16, then one action byte per gripper */
 #define FWP_HELLO_SIZE 20
-#define FWP_NAK_SIZE 2
+#define FWP_NAK_SIZE 6
 #define FWP_EVENT_SIZE 5
 #define FWP_FAULT_SIZE 5
-#define FWP_STATUS_SIZE 8 /* without the cube; a query is empty */
+#define FWP_STATUS_SIZE 14 /* without the cube; a query is empty */
 #define FWP_STATUS_CUBE_SIZE (FWP_STATUS_SIZE + FWP_FACELETS)
 #define FWP_STEPS_SIZE(n) (1 + FWP_STEP_SIZE * (n))
 
@@ -90,7 +96,7 @@ typedef enum {
     FWP_ERR_COBS = -2,      /* not valid (canonical) COBS */
     FWP_ERR_TOO_LONG = -3,  /* longer than the largest frame */
     FWP_ERR_SHORT = -4,     /* shorter than header + CRC */
-    FWP_ERR_VERSION = -5,   /* version byte is not FWP_PROTOCOL_VERSION */
+    FWP_ERR_VERSION = -5,   /* version byte is not FWP_FRAME_VERSION */
     FWP_ERR_TYPE = -6,      /* unknown message type, or wrong kind of type */
     FWP_ERR_LENGTH = -7,    /* length field disagrees with the frame size */
     FWP_ERR_PAYLOAD = -8,   /* payload size or content invalid for the type */
@@ -140,6 +146,12 @@ typedef enum {
     FWP_GRIPPER_B = 3,
 } fwp_gripper;
 
+/* What one gripper does in a step. Version 2 added REGRIP_* and TILT_*.
+ * A step holding a TILT_* action is a tilt: both grippers of one axis carry
+ * opposite TILT_* actions and turn the whole cube between them, while the
+ * other axis opens before and closes after (its grippers' actions may only
+ * be NONE or REGRIP_*, which then rotate while open). So a tilt is never
+ * the same bytes as a pair turn (CW with CCW). */
 typedef enum {
     FWP_ACT_NONE = 0,
     FWP_ACT_CW = 1,   /* rotate +90 degrees */
@@ -147,9 +159,15 @@ typedef enum {
     FWP_ACT_HALF = 3, /* rotate 180 degrees */
     FWP_ACT_OPEN = 4,
     FWP_ACT_CLOSE = 5,
+    FWP_ACT_REGRIP_CW = 6,  /* open, rotate +90 degrees, close */
+    FWP_ACT_REGRIP_CCW = 7, /* open, rotate -90 degrees, close */
+    FWP_ACT_TILT_CW = 8,    /* turn the whole cube +90 degrees (tilt) */
+    FWP_ACT_TILT_CCW = 9,   /* the partner's side of a tilt: -90 degrees */
 } fwp_action;
+#define FWP_ACT_MAX FWP_ACT_TILT_CCW
 
-/* One step: every gripper with an action other than NONE acts at once. */
+/* One step: every gripper with an action other than NONE starts at once;
+ * the step is done when all its actions are. */
 typedef struct {
     uint16_t id;                    /* 0..0xFFFE, named again in EVENTs */
     uint8_t action[FWP_GRIPPERS];   /* fwp_action, indexed by fwp_gripper */
@@ -192,9 +210,31 @@ typedef enum {
     FWP_NAK_UNSUPPORTED = 7, /* message not supported */
 } fwp_nak_reason;
 
+/* Why a step was refused (NAK BAD_STEP's rule; quadsim's FAULT codes are
+ * 0x8000 + rule). 0 when the NAK is not about a step. */
+typedef enum {
+    FWP_RULE_NONE = 0,
+    FWP_RULE_ACTION = 2,      /* an action the firmware does not know */
+    FWP_RULE_GRIP = 3,        /* opening an open gripper, closing a closed
+                                 one, a regrip or tilt from an open one */
+    FWP_RULE_DROP = 4,        /* nothing would hold the cube */
+    FWP_RULE_SUPPORT = 5,     /* a face turn nobody holds the middle for */
+    FWP_RULE_JAM = 6,         /* grippers of both axes turning at once */
+    FWP_RULE_TILT = 7,        /* a whole-cube turn that is not a tilt */
+    FWP_RULE_GRIP_MOVING = 8, /* gripping a moving face */
+    FWP_RULE_COLLISION = 9,   /* grippers across on both axes */
+    FWP_RULE_OPEN_TURN = 12,  /* an open gripper asked to turn its face */
+} fwp_rule;
+
+/* "TILT" etc.; "NONE" for 0, "?" for a value that is no fwp_rule. */
+const char *fwp_rule_name(int rule);
+
 typedef struct {
-    uint8_t reason;  /* fwp_nak_reason, not 0 */
-    uint8_t ref_seq; /* sequence number of the refused message */
+    uint8_t reason;   /* fwp_nak_reason, not 0 */
+    uint8_t ref_seq;  /* sequence number of the refused message */
+    uint16_t step_id; /* the refused step, or FWP_NO_STEP */
+    uint8_t rule;     /* fwp_rule: why that step, or 0 */
+    uint8_t gripper;  /* fwp_gripper at fault, or 0xFF for none/all */
 } fwp_nak;
 
 typedef enum { FWP_STEP_STARTED = 1, FWP_STEP_DONE = 2 } fwp_step_event_kind;
@@ -231,6 +271,16 @@ typedef enum {
     FWP_ROBOT_STOPPED = 5, /* stopped by ESTOP or link loss until HOME */
 } fwp_robot_state;
 
+/* A gripper in STATUS: its angle in quarter turns from home (clockwise
+ * seen from it, 0..3; odd = across its face) in bits 0-1 and bit 2 set
+ * when closed; FWP_GRIP_UNKNOWN before homing. */
+#define FWP_GRIP_ANGLE 0x03u
+#define FWP_GRIP_CLOSED 0x04u
+#define FWP_GRIP_UNKNOWN 0xFFu
+/* A cube face (0..5 = U R F D L B of the cube) in STATUS' orientation, or
+ * FWP_FACE_UNKNOWN. */
+#define FWP_FACE_UNKNOWN 0xFFu
+
 typedef struct {
     bool query;         /* an empty STATUS: "send me your STATUS"; the
                            other fields are then unused (zero) */
@@ -239,6 +289,10 @@ typedef struct {
     uint16_t last_step; /* id of the last step done, or FWP_NO_STEP */
     uint16_t fault;     /* current fwp_fault_code, 0 for none */
     uint16_t queued;    /* steps waiting in the firmware */
+    uint8_t grip[FWP_GRIPPERS]; /* each gripper after the last step done:
+                                   FWP_GRIP_* */
+    uint8_t up, front;  /* the cube faces at robot U and robot F, or
+                           FWP_FACE_UNKNOWN */
     char cube[FWP_FACELETS]; /* facelets in URFDLB order and letters, as
                                 quadsolve prints them; no terminator */
 } fwp_status;
@@ -417,6 +471,7 @@ typedef struct {
     bool peer_known, ack_pending, hello_due, link_lost;
     uint32_t session;                 /* ours, now */
     uint32_t bad_session;             /* last peer reported INCOMPATIBLE */
+    fwp_hello refused;                /* its HELLO */
     fwp_hello peer;                   /* the peer's last HELLO */
     uint32_t timer_ms;  /* last (re)transmission of the window or HELLO */
     uint32_t last_tx_ms, last_rx_ms;
@@ -474,6 +529,9 @@ int fwp_next_seq(const fwp_endpoint *ep);
 fwp_link_state fwp_link(const fwp_endpoint *ep);
 /* The peer's HELLO (capabilities, session), or NULL before the first. */
 const fwp_hello *fwp_peer(const fwp_endpoint *ep);
+/* The last HELLO refused as INCOMPATIBLE (its version range and role say
+ * why), or NULL when none was. */
+const fwp_hello *fwp_refused_peer(const fwp_endpoint *ep);
 /* The endpoint's counters. */
 const fwp_stats *fwp_get_stats(const fwp_endpoint *ep);
 

@@ -3,17 +3,15 @@
  * and the cube as the robot sees it.
  *
  * A robot step (turn, tilt, full regrip, each with optional regrips) is a
- * planning unit; a firmware moves grippers, one action each per primitive
- * step (rotate, open, close). robot_expand writes the simplest expansion a
- * physical robot (and quadsim) accepts for every legal plan: the opening
- * and closing of a regrip or tilt are primitives of their own before and
- * after the motion. It tracks each gripper's physical angle, which the
- * robot model reduces to "across or not", so regrips turn a gripper back
- * to where it started rather than winding it round.
+ * planning unit; a firmware moves grippers, one action each per protocol
+ * step, all starting together (protocol version 2: rotate, open, close,
+ * regrip, tilt). So every robot step is one primitive, executed as the
+ * planner timed it. robot_expand tracks each gripper's physical angle,
+ * which the robot model reduces to "across or not", so regrips turn a
+ * gripper back to where it started rather than winding it round.
  *
- * robot_prims_us times the primitives: the timed schedule, by the same
- * physical rules quadsim uses, so a controller can tell what the
- * expansion costs beyond the profile's robot-step durations.
+ * robot_prims_us times primitives gripper by gripper under the physical
+ * durations of the profile: the "expected" column of quadctl's report.
  *
  * robot_sim_view turns a replayed state into facelets named by robot
  * position, which is what a solver must be given to continue from a cube
@@ -43,11 +41,19 @@ static uint8_t rotation(int quarters)
     }
 }
 
-/* Quarter turns of a rotation action (CCW is 3). */
+/* Quarter turns of an action that rotates its gripper (CCW is 3). */
 static int quarters_of(uint8_t a)
 {
-    return a == ROBOT_ACT_CW ? 1 : a == ROBOT_ACT_HALF ? 2
-                                 : a == ROBOT_ACT_CCW ? 3 : 0;
+    switch (a) {
+    case ROBOT_ACT_CW: case ROBOT_ACT_REGRIP_CW: case ROBOT_ACT_TILT_CW:
+        return 1;
+    case ROBOT_ACT_HALF:
+        return 2;
+    case ROBOT_ACT_CCW: case ROBOT_ACT_REGRIP_CCW: case ROBOT_ACT_TILT_CCW:
+        return 3;
+    default:
+        return 0;
+    }
 }
 
 /* An across gripper regrips back to angle 0; a neutral one goes a quarter
@@ -120,42 +126,28 @@ int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
             robot_set_detail(detail, detail_len, "step %d: %s", i + 1, why);
             return rc;
         }
-        robot_prim mid = prim((uint16_t)i, ROBOT_PRIM_MOTION);
-        unsigned opened = s->regrips;
-        for (int g = 0; g < ROBOT_GRIPPERS; g++)
-            if (s->regrips >> g & 1)
-                mid.action[g] = regrip_action(angle[g]);
-        if (s->kind == ROBOT_STEP_TURN) {
-            turn_actions(s->arg, mid.action);
-        } else if (s->kind == ROBOT_STEP_TILT) {
-            /* R +90 with L -90 turns the whole cube like R (tRL); F and B
-             * like F (tFB). The other axis lets go meanwhile. */
-            int g0 = s->arg == ROBOT_TILT_RL ? ROBOT_GRIP_R : ROBOT_GRIP_F;
-            mid.action[g0] = ROBOT_ACT_CW;
-            mid.action[g0 + 1] = ROBOT_ACT_CCW;
-            opened = s->arg == ROBOT_TILT_RL ? ROBOT_MASK_FB : ROBOT_MASK_RL;
-        }
-        int need = opened ? 3 : 1;
-        if (k + need > cap) {
+        if (k + 1 > cap) {
             robot_set_detail(detail, detail_len,
                              "more than %d primitive steps", cap);
             return ROBOT_ERR_BUFFER;
         }
-        if (opened) {
-            robot_prim p = prim((uint16_t)i, ROBOT_PRIM_OPEN);
-            for (int g = 0; g < ROBOT_GRIPPERS; g++)
-                if (opened >> g & 1)
-                    p.action[g] = ROBOT_ACT_OPEN;
-            out[k++] = p;
+        robot_prim mid = prim((uint16_t)i, ROBOT_PRIM_MOTION);
+        for (int g = 0; g < ROBOT_GRIPPERS; g++)
+            if (s->regrips >> g & 1)
+                mid.action[g] = regrip_action(angle[g]) == ROBOT_ACT_CW
+                                    ? ROBOT_ACT_REGRIP_CW
+                                    : ROBOT_ACT_REGRIP_CCW;
+        if (s->kind == ROBOT_STEP_TURN) {
+            turn_actions(s->arg, mid.action);
+        } else if (s->kind == ROBOT_STEP_TILT) {
+            /* R +90 with L -90 turns the whole cube like R (tRL); F and B
+             * like F (tFB). The firmware opens the other axis before and
+             * closes it after. */
+            int g0 = s->arg == ROBOT_TILT_RL ? ROBOT_GRIP_R : ROBOT_GRIP_F;
+            mid.action[g0] = ROBOT_ACT_TILT_CW;
+            mid.action[g0 + 1] = ROBOT_ACT_TILT_CCW;
         }
         out[k++] = mid;
-        if (opened) {
-            robot_prim p = prim((uint16_t)i, ROBOT_PRIM_CLOSE);
-            for (int g = 0; g < ROBOT_GRIPPERS; g++)
-                if (opened >> g & 1)
-                    p.action[g] = ROBOT_ACT_CLOSE;
-            out[k++] = p;
-        }
         for (int g = 0; g < ROBOT_GRIPPERS; g++)
             angle[g] = (angle[g] + quarters_of(mid.action[g])) & 3;
     }
@@ -164,48 +156,59 @@ int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
 
 /* ----------------------------------------------------------------- times */
 
+/* Per gripper, then the longest: the physics of robot_step_us, read from
+ * the actions (so it also times primitives written by hand, with OPEN,
+ * CLOSE and rotations of open grippers). */
 int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
                    int64_t *us)
 {
     if (!p || (!prims && n > 0) || (!us && n > 0) || n < 0)
         return ROBOT_ERR_ARGUMENT;
     unsigned closed = 0x0Fu;
-    double free_q = p->regrip_ms - p->open_ms - p->close_ms;
-    if (free_q < 0)
-        free_q = 0;
+    double free_q = robot_free_quarter_ms(p);
     for (int i = 0; i < n; i++) {
         const uint8_t *a = prims[i].action;
-        unsigned turning = 0, holding = 0;
-        int turned = 0, half = 0;
+        unsigned turning = 0, tilting = 0;
+        int half[2] = {0, 0};
+        for (int g = 0; g < ROBOT_GRIPPERS; g++) {
+            int q = quarters_of(a[g]);
+            if (a[g] == ROBOT_ACT_TILT_CW || a[g] == ROBOT_ACT_TILT_CCW)
+                tilting |= 1u << g;
+            else if (a[g] <= ROBOT_ACT_HALF && q && (closed >> g & 1)) {
+                turning |= 1u << g;
+                half[g / 2] |= q == 2;
+            }
+        }
         double ms = 0;
         for (int g = 0; g < ROBOT_GRIPPERS; g++) {
             int q = quarters_of(a[g]);
-            bool shut = closed >> g & 1;
-            if (q && shut) {
-                turning |= 1u << g;
-                turned++;
-                half |= q == 2;
+            double t = 0;
+            if (tilting) {
+                /* The other axis: open, wait for the tilt (or its own
+                 * free rotation), close. */
+                double mid = p->tilt_ms + p->settle_ms;
+                if (!(tilting >> g & 1)) {
+                    double r = q ? free_q : 0; /* a regrip: a quarter */
+                    t = p->open_ms + (r > mid ? r : mid) + p->close_ms;
+                }
+            } else if (turning >> g & 1) {
+                /* A pair: both grippers of the axis turn their faces. */
+                bool pair = turning >> (g ^ 1) & 1;
+                bool h = half[g / 2];
+                t = (pair ? (h ? p->pair_half_ms : p->pair_quarter_ms)
+                          : (h ? p->half_ms : p->quarter_ms)) +
+                    p->settle_ms;
+            } else if (a[g] == ROBOT_ACT_REGRIP_CW ||
+                       a[g] == ROBOT_ACT_REGRIP_CCW) {
+                t = p->open_ms + free_q + p->close_ms;
             } else if (q) {
-                /* An open gripper rotating: the middle of a regrip. */
-                double t = (q == 2 ? 2 : 1) * free_q;
-                ms = t > ms ? t : ms;
-            } else if (a[g] == ROBOT_ACT_NONE && shut) {
-                holding |= 1u << g;
+                t = (q == 2 ? 2 : 1) * free_q; /* an open gripper turning */
             } else if (a[g] == ROBOT_ACT_OPEN) {
-                ms = p->open_ms > ms ? p->open_ms : ms;
+                t = p->open_ms;
             } else if (a[g] == ROBOT_ACT_CLOSE) {
-                ms = p->close_ms > ms ? p->close_ms : ms;
+                t = p->close_ms;
             }
-        }
-        if (turning) {
-            double t;
-            if (!holding) /* nothing keeps still: the whole cube turns */
-                t = half ? 2 * p->tilt_ms : p->tilt_ms;
-            else if (turned == 1)
-                t = half ? p->half_ms : p->quarter_ms;
-            else
-                t = half ? p->pair_half_ms : p->pair_quarter_ms;
-            ms = (t > ms ? t : ms) + p->settle_ms;
+            ms = t > ms ? t : ms;
         }
         us[i] = (int64_t)(ms * 1000.0 + 0.5);
         for (int g = 0; g < ROBOT_GRIPPERS; g++) {

@@ -37,20 +37,21 @@ static const struct {
     {"settle_ms", offsetof(robot_profile, settle_ms)},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
+/* regrip_parallel_ms is derived (robot_profile_derive), so a file may
+ * leave it out; a value given is checked like any other, then replaced. */
+#define DERIVED_FIELD 5
 
 /* Built-in profiles; docs/robot-model.md says where the numbers come from.
  * They are defaults to be replaced by measurements of a real robot. */
 static const robot_profile builtins[] = {
     /* A fast stepper-driven quad-arm robot: quarter turns of ~55 ms, a
-     * tilt of about two quarter turns, a regrip of open + rotate + close.
-     * Regrips beside a move mostly hide behind it. */
+     * tilt of about two quarter turns, a regrip of open + rotate + close. */
     {.name = "default",
      .quarter_ms = 55,
      .half_ms = 90,
      .pair_quarter_ms = 60,
      .pair_half_ms = 95,
      .tilt_ms = 110,
-     .regrip_parallel_ms = 10,
      .regrip_ms = 85,
      .open_ms = 15,
      .close_ms = 15,
@@ -64,7 +65,6 @@ static const robot_profile builtins[] = {
      .pair_quarter_ms = 36,
      .pair_half_ms = 99,
      .tilt_ms = 72,
-     .regrip_parallel_ms = 20,
      .regrip_ms = 76,
      .open_ms = 20,
      .close_ms = 20,
@@ -76,7 +76,6 @@ static const robot_profile builtins[] = {
      .pair_quarter_ms = 270,
      .pair_half_ms = 470,
      .tilt_ms = 500,
-     .regrip_parallel_ms = 200,
      .regrip_ms = 600,
      .open_ms = 200,
      .close_ms = 200,
@@ -98,6 +97,7 @@ int robot_profile_builtin(const char *name, robot_profile *p)
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         if (strcmp(builtins[i].name, name) == 0) {
             *p = builtins[i];
+            robot_profile_derive(p);
             return ROBOT_OK;
         }
     return ROBOT_ERR_PROFILE_NAME;
@@ -257,11 +257,12 @@ int robot_profile_parse(const char *json, robot_profile *p, char *detail,
     if (rc != ROBOT_OK)
         return rc;
     for (size_t i = 0; i < N_FIELDS; i++)
-        if (!(seen >> i & 1)) {
+        if (!(seen >> i & 1) && i != DERIVED_FIELD) {
             robot_set_detail(detail, detail_len, "missing duration \"%s\"",
                        fields[i].key);
             return ROBOT_ERR_PROFILE_MISSING;
         }
+    robot_profile_derive(&q);
     *p = q;
     return ROBOT_OK;
 }
@@ -415,6 +416,40 @@ int robot_profile_to_json(const robot_profile *p, char *out, size_t out_len)
     return rc;
 }
 
+void robot_profile_derive(robot_profile *p)
+{
+    if (!p)
+        return;
+    /* The least a regrip beside a turn adds to it: a lower bound of
+     * robot_step_us(turn with regrips) - robot_step_us(turn) over turns. */
+    const double turn[4] = {p->quarter_ms, p->half_ms, p->pair_quarter_ms,
+                            p->pair_half_ms};
+    double least = -1;
+    for (int i = 0; i < 4; i++) {
+        double extra = robot_regrip_ms(p) - (turn[i] + p->settle_ms);
+        extra = extra > 0 ? extra : 0;
+        if (least < 0 || extra < least)
+            least = extra;
+    }
+    p->regrip_parallel_ms = least;
+}
+
+double robot_free_quarter_ms(const robot_profile *p)
+{
+    double t = p->regrip_ms - p->open_ms - p->close_ms;
+    return t > 0 ? t : 0;
+}
+
+double robot_regrip_ms(const robot_profile *p)
+{
+    return p->open_ms + robot_free_quarter_ms(p) + p->close_ms;
+}
+
+/* One timing model (docs/robot-model.md, "Timing"): each gripper's
+ * actions take their physical durations, all the actions of a step start
+ * together and the step ends with the last; a gripper that moved the cube
+ * waits settle_ms after its motion. Written here in robot-step terms;
+ * quadsim times the same physics gripper by gripper with its own code. */
 int64_t robot_step_us(const robot_profile *p, const robot_step *s)
 {
     double ms;
@@ -429,15 +464,26 @@ int64_t robot_step_us(const robot_profile *p, const robot_step *s)
             ms = ((s->arg - 18) % 9 / 3 == 1 || (s->arg - 18) % 3 == 1)
                      ? p->pair_half_ms
                      : p->pair_quarter_ms;
-        if (s->regrips)
-            ms += p->regrip_parallel_ms;
+        ms += p->settle_ms;
+        /* Each regripped gripper opens, rotates back and closes meanwhile:
+         * the step lasts as long as the slower of the two. */
+        if (s->regrips && robot_regrip_ms(p) > ms)
+            ms = robot_regrip_ms(p);
         break;
-    case ROBOT_STEP_TILT:
-        ms = p->open_ms + p->tilt_ms + p->close_ms;
-        break;
-    default:
-        ms = p->regrip_ms;
+    case ROBOT_STEP_TILT: {
+        /* The released axis opens, the pair turns the cube and settles
+         * while the released grippers that regrip rotate, then they
+         * close. */
+        double mid = p->tilt_ms + p->settle_ms;
+        if (s->regrips && robot_free_quarter_ms(p) > mid)
+            mid = robot_free_quarter_ms(p);
+        ms = p->open_ms + mid + p->close_ms;
         break;
     }
-    return llround((ms + p->settle_ms) * 1000.0);
+    default:
+        /* Nothing moves the cube: no settling. */
+        ms = robot_regrip_ms(p);
+        break;
+    }
+    return llround(ms * 1000.0);
 }

@@ -205,13 +205,22 @@ int robot_orientation(int up, int front);
 
 /* -------------------------------------------------------------- profiles */
 
-/* Durations of a robot's motions in milliseconds (>= 0). A step lasts:
- *   turn:         quarter/half/pair_quarter/pair_half
- *                 + regrip_parallel if it carries regrips + settle
- *   tilt:         open + tilt + close + settle (the released axis opens
- *                 before and closes after; its regrips ride along free)
- *   full regrip:  regrip + settle
- * pair_half is for a pair with at least one half turn. */
+/* Durations of a robot's physical actions in milliseconds (>= 0): a face
+ * turned by its gripper against the other axis (quarter, half), both faces
+ * of an axis at once (pair_quarter, pair_half: a pair with a half turn),
+ * the whole cube turned a quarter between the grippers of one axis
+ * (tilt), a gripper opening (open) and closing (close), one gripper's
+ * regrip (regrip: open, rotate a quarter, close; the free rotation is
+ * regrip - open - close), and the cube settling after it moved (settle).
+ * All the actions of a step start together and the step ends with the
+ * last of them (robot_step_us; docs/robot-model.md, "Timing"):
+ *   turn:         max(turn + settle, regrip if it carries regrips)
+ *   tilt:         open + max(tilt + settle, free rotation if it carries
+ *                 regrips) + close (the released axis opens before and
+ *                 closes after)
+ *   full regrip:  regrip
+ * regrip_parallel_ms is not an input: robot_profile_derive sets it to the
+ * least time a parallel regrip adds to any turn (a bound for searches). */
 typedef struct {
     char name[64];
     double quarter_ms, half_ms;
@@ -252,6 +261,14 @@ int robot_profile_select(const char *spec, robot_profile *p, char *detail,
 /* Writes *p as a JSON object that robot_profile_parse reads back;
  * returns the length or ROBOT_ERR_BUFFER / ROBOT_ERR_NOMEM. */
 int robot_profile_to_json(const robot_profile *p, char *out, size_t out_len);
+/* Sets the derived field regrip_parallel_ms from the physical durations
+ * (robot_profile_builtin and robot_profile_parse call it; call it after
+ * changing a profile's durations by hand). */
+void robot_profile_derive(robot_profile *p);
+/* A free (open) gripper's quarter rotation, regrip - open - close, >= 0. */
+double robot_free_quarter_ms(const robot_profile *p);
+/* One gripper's regrip as executed: open + free rotation + close. */
+double robot_regrip_ms(const robot_profile *p);
 /* Duration of one step in microseconds (the ms total, rounded), or -1
  * for a malformed step. */
 int64_t robot_step_us(const robot_profile *p, const robot_step *s);
@@ -344,12 +361,18 @@ typedef enum {
     ROBOT_ACT_HALF = 3,  /* rotate 180 degrees */
     ROBOT_ACT_OPEN = 4,
     ROBOT_ACT_CLOSE = 5,
+    ROBOT_ACT_REGRIP_CW = 6,  /* open, rotate +90, close */
+    ROBOT_ACT_REGRIP_CCW = 7, /* open, rotate -90, close */
+    ROBOT_ACT_TILT_CW = 8,    /* turn the whole cube +90 (with the partner's
+                                 TILT_CCW; the other axis lets go) */
+    ROBOT_ACT_TILT_CCW = 9,
 } robot_action;
 
 /* The part of its robot step a primitive is. MOTION is the one that turns
- * a face, tilts the cube or rotates the open grippers of a full regrip:
- * once it is done, the robot step's effect on the cube and its orientation
- * has happened. OPEN comes before it, CLOSE after it. */
+ * a face, tilts the cube or regrips: once it is done, the robot step's
+ * effect on the cube and its orientation has happened (robot_expand
+ * writes only MOTION primitives). OPEN and CLOSE mark steps that only
+ * open or close grippers, written by hand (calibration probes). */
 typedef enum {
     ROBOT_PRIM_OPEN = 0,
     ROBOT_PRIM_MOTION = 1,
@@ -363,41 +386,40 @@ typedef struct {
     uint16_t step;                  /* index of its robot step */
 } robot_prim;
 
-/* Every robot step expands into at most three primitives. */
+/* Room for the primitives of a plan (one per robot step since protocol
+ * version 2) and a controller's extra steps, such as calibration
+ * probes. */
 #define ROBOT_MAX_PRIMS (3 * ROBOT_MAX_STEPS)
 
 /* Expands robot steps, executed from the home position (all grippers
- * neutral at angle 0 and closed), into primitive steps that a firmware
- * executes one after the other (docs/robot-model.md, "Primitive steps"):
- *   turn:         one primitive, the turning grippers rotating;
- *   turn + regrips: open the regripped grippers; turn with each of them
- *                 rotating a quarter; close them;
- *   tilt:         open the other axis; the tilting pair turns the cube
- *                 (R +90 with L -90, or F +90 with B -90), regripped
- *                 grippers of the open axis rotating along; close;
- *   full regrip:  open; rotate each a quarter; close.
+ * neutral at angle 0 and closed), into one primitive (protocol version 2
+ * step) per robot step, role MOTION (docs/robot-model.md, "Primitive
+ * steps"):
+ *   turn (+ regrips): the turning grippers rotate, each regripped one
+ *                 REGRIP_CW/CCW, all at once;
+ *   tilt:         R TILT_CW with L TILT_CCW (tRL), or F with B (tFB); the
+ *                 other axis NONE or REGRIP (it opens and closes by
+ *                 itself);
+ *   full regrip:  REGRIP of each regripped gripper.
  * A regrip rotates an across gripper back to angle 0 and a neutral one a
  * quarter ahead. Each step is checked with robot_sim_step first, so an
  * illegal plan is refused (its error, detail naming the step) rather than
- * expanded. Returns the number of primitives, or ROBOT_ERR_ARGUMENT,
+ * expanded. Returns the number of primitives (n), or ROBOT_ERR_ARGUMENT,
  * ROBOT_ERR_BUFFER (more than cap), ROBOT_ERR_STEP, ROBOT_ERR_SUPPORT or
  * ROBOT_ERR_COLLISION. */
 int robot_expand(const robot_step *steps, int n, robot_prim *out, int cap,
                  char *detail, size_t detail_len);
 
-/* The expected duration of each of prims[0..n) (an expansion starting
- * with every gripper closed) under profile p, in microseconds, into
- * us[0..n): the timed schedule. A primitive's motions run at once, so it
- * lasts as long as the longest of them: a turn of one face (quarter_ms,
- * half_ms) or two (pair_quarter_ms, pair_half_ms), the whole cube turned
- * by one axis (tilt_ms), an open gripper rotating a quarter (regrip_ms -
- * open_ms - close_ms), an opening (open_ms), a closing (close_ms); plus
- * settle_ms when the cube moved. So a tilt lasts exactly the profile's
- * tilt, a full regrip its regrip without the settle, and a turn with
- * parallel regrips open_ms + turn + close_ms (the profile charges turn +
- * regrip_parallel_ms, assuming the grips hidden). quadsim times steps by
- * the same rules (docs/quadsim.md). Returns ROBOT_OK or
- * ROBOT_ERR_ARGUMENT. */
+/* The expected duration of each of prims[0..n) (starting with every
+ * gripper closed) under profile p, in microseconds, into us[0..n): each
+ * gripper's actions take their physical durations (a face turn alone or
+ * as a pair, + settle_ms; a tilt: open_ms + tilt_ms + settle_ms +
+ * close_ms, the released axis' regrips rotating meanwhile; a regrip
+ * open_ms + free quarter + close_ms; an open gripper rotating, opening,
+ * closing), all start together, and a primitive lasts as long as its
+ * slowest gripper. On an expansion this equals robot_step_us of each
+ * step; quadsim times steps by the same physics with its own code
+ * (docs/quadsim.md). Returns ROBOT_OK or ROBOT_ERR_ARGUMENT. */
 int robot_prims_us(const robot_profile *p, const robot_prim *prims, int n,
                    int64_t *us);
 

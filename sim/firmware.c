@@ -81,6 +81,19 @@ static void post_status(sim_fw *fw)
     s->fault = fw->fault;
     /* Steps not done yet, the one in motion included. */
     s->queued = (uint16_t)(fw->q_count + fw->moving);
+    /* The grippers as the last step done left them; before homing a
+     * firmware cannot know them. The orientation is tracked from
+     * power-up (the home orientation) and homing does not change it. */
+    bool homed = fw->state != FWP_ROBOT_UNHOMED &&
+                 fw->state != FWP_ROBOT_HOMING;
+    for (int g = 0; g < FWP_GRIPPERS; g++)
+        s->grip[g] = homed ? (uint8_t)((fw->robot.quarters[g] & 3) |
+                                       ((fw->robot.closed >> g & 1)
+                                            ? FWP_GRIP_CLOSED
+                                            : 0))
+                           : FWP_GRIP_UNKNOWN;
+    s->up = (uint8_t)sim_robot_face_at(&fw->robot, 0);
+    s->front = (uint8_t)sim_robot_face_at(&fw->robot, 2);
     char facelets[55];
     qs_cube_to_facelets(&fw->robot.cube, facelets);
     memcpy(s->cube, facelets, FWP_FACELETS);
@@ -115,14 +128,25 @@ static void post_fault(sim_fw *fw, uint16_t code, uint16_t step, int gripper)
     post(fw, &m);
 }
 
-static void post_nak(sim_fw *fw, int reason, uint8_t ref_seq)
+/* A NAK naming the refused message, and for BAD_STEP the step, the rule
+ * it breaks (fwp_rule, the model's error) and the gripper at fault. */
+static void post_nak_step(sim_fw *fw, int reason, uint8_t ref_seq,
+                          uint16_t step, int rule, int gripper)
 {
     fwp_message m;
     memset(&m, 0, sizeof m);
     m.type = FWP_MSG_NAK;
     m.u.nak.reason = (uint8_t)reason;
     m.u.nak.ref_seq = ref_seq;
+    m.u.nak.step_id = step;
+    m.u.nak.rule = (uint8_t)rule;
+    m.u.nak.gripper = (uint8_t)(gripper < 0 ? 0xFF : gripper);
     post(fw, &m);
+}
+
+static void post_nak(sim_fw *fw, int reason, uint8_t ref_seq)
+{
+    post_nak_step(fw, reason, ref_seq, FWP_NO_STEP, FWP_RULE_NONE, -1);
 }
 
 /* Every change of state is reported with STATUS. */
@@ -398,7 +422,8 @@ static void take_steps(sim_fw *fw, const fwp_message *m)
             sim_logf(fw->log, SIM_LOG_ERROR,
                      "step %u (%d of batch %u..%u) is impossible: %s: %s",
                      b->step[i].id, i + 1, first, last, sim_errcode(rc), why);
-            post_nak(fw, FWP_NAK_BAD_STEP, m->seq);
+            post_nak_step(fw, FWP_NAK_BAD_STEP, m->seq, b->step[i].id, -rc,
+                          mo.gripper);
             enter_fault(fw, (uint16_t)(SIM_FAULT_BASE + (unsigned)-rc),
                         b->step[i].id, mo.gripper, why);
             return;

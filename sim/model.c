@@ -47,6 +47,7 @@ const char *sim_strerror(int err)
     case SIM_ERR_COLLISION: return "grippers would stand across on both axes";
     case SIM_ERR_USAGE: return "bad command line";
     case SIM_ERR_IO: return "input/output error";
+    case SIM_ERR_OPEN_TURN: return "an open gripper cannot turn its face";
     default: return "unknown error";
     }
 }
@@ -66,6 +67,7 @@ const char *sim_errcode(int err)
     case SIM_ERR_COLLISION: return "COLLISION";
     case SIM_ERR_USAGE: return "USAGE";
     case SIM_ERR_IO: return "IO";
+    case SIM_ERR_OPEN_TURN: return "OPEN_TURN";
     default: return "UNKNOWN";
     }
 }
@@ -190,11 +192,100 @@ static void rotate_cube(sim_robot *r, int p, int q)
 static int quarters_of(uint8_t action)
 {
     switch (action) {
-    case FWP_ACT_CW: return 1;
+    case FWP_ACT_CW: case FWP_ACT_REGRIP_CW: case FWP_ACT_TILT_CW: return 1;
     case FWP_ACT_HALF: return 2;
-    case FWP_ACT_CCW: return 3;
+    case FWP_ACT_CCW: case FWP_ACT_REGRIP_CCW: case FWP_ACT_TILT_CCW: return 3;
     default: return 0;
     }
+}
+
+static bool is_tilt(uint8_t a)
+{
+    return a == FWP_ACT_TILT_CW || a == FWP_ACT_TILT_CCW;
+}
+
+static bool is_regrip(uint8_t a)
+{
+    return a == FWP_ACT_REGRIP_CW || a == FWP_ACT_REGRIP_CCW;
+}
+
+/* Open or closed, across jaws of both axes meet at an edge. Like the
+ * robot model, judged by the position after the step. */
+static int check_collision(const sim_robot *after, unsigned moved,
+                           sim_motion *m, char *detail, size_t detail_len)
+{
+    char b1[8], b2[8];
+    unsigned across = sim_robot_across(after);
+    if ((across & 0x03u) && (across & 0x0Cu)) {
+        moved &= across;
+        return fail(m, SIM_ERR_COLLISION, moved ? first_of(moved) : -1,
+                    detail, detail_len,
+                    "%s and %s would stand across at once",
+                    names(across & 0x03u, b1), names(across & 0x0Cu, b2));
+    }
+    return SIM_OK;
+}
+
+/* A tilt step: one axis carries TILT actions, the other lets go (and may
+ * regrip meanwhile), then closes again. */
+static int tilt_step(sim_robot *r, const fwp_step *st, sim_motion *m,
+                     char *detail, size_t detail_len)
+{
+    char b1[8];
+    unsigned tilting = 0;
+    for (int g = 0; g < FWP_GRIPPERS; g++)
+        if (is_tilt(st->action[g]))
+            tilting |= 1u << g;
+    int axis = axis_of(first_of(tilting));
+    unsigned same = axis_mask(axis), other = axis_mask(!axis);
+    if (tilting != same)
+        return fail(m, SIM_ERR_TILT, first_of(tilting & other ? tilting & other
+                                                               : same & ~tilting),
+                    detail, detail_len,
+                    "a tilt needs both grippers of one axis to carry the cube "
+                    "(TILT actions on %s)", names(tilting, b1));
+    int g0 = first_of(same), g1 = g0 + 1;
+    if (st->action[g0] == st->action[g1])
+        return fail(m, SIM_ERR_TILT, g1, detail, detail_len,
+                    "%c and %c would twist the cube against each other: a "
+                    "tilt turns them opposite ways",
+                    grip_names[g0], grip_names[g1]);
+    if ((r->closed & same) != same)
+        return fail(m, SIM_ERR_TILT, first_of(same & ~r->closed), detail,
+                    detail_len, "%s is open and cannot carry the cube",
+                    names(same & ~r->closed, b1));
+    for (int g = 0; g < FWP_GRIPPERS; g++) {
+        if (!(other >> g & 1))
+            continue;
+        uint8_t a = st->action[g];
+        if (a != FWP_ACT_NONE && !is_regrip(a))
+            return fail(m, SIM_ERR_GRIP_MOVING, g, detail, detail_len,
+                        "%c lets go during a tilt: it may only regrip or wait",
+                        grip_names[g]);
+        if (!(r->closed >> g & 1))
+            return fail(m, SIM_ERR_GRIP, g, detail, detail_len,
+                        "%c is already open: a tilt opens the other axis "
+                        "itself", grip_names[g]);
+    }
+    sim_robot after = *r;
+    m->kind = SIM_MOTION_TILT;
+    for (int g = 0; g < FWP_GRIPPERS; g++) {
+        int q = quarters_of(st->action[g]);
+        after.quarters[g] = (uint8_t)((after.quarters[g] + q) & 3);
+        if (tilting >> g & 1) {
+            m->what[g] = SIM_DO_TILT;
+            m->turn[g] = (uint8_t)q;
+        } else {
+            m->what[g] = SIM_DO_RELEASE;
+            m->free_q[g] = q ? 1 : 0;
+        }
+    }
+    rotate_cube(&after, grip_position[g0], quarters_of(st->action[g0]));
+    int rc = check_collision(&after, same | other, m, detail, detail_len);
+    if (rc != SIM_OK)
+        return rc;
+    *r = after;
+    return SIM_OK;
 }
 
 int sim_robot_step(sim_robot *r, const fwp_step *st, sim_motion *mo,
@@ -210,12 +301,12 @@ int sim_robot_step(sim_robot *r, const fwp_step *st, sim_motion *mo,
     if (!r || !st)
         return SIM_ERR_ARGUMENT;
 
-    unsigned turning = 0, holding = 0, gripping = 0, freeturn = 0;
+    unsigned turning = 0, holding = 0, gripping = 0, tilting = 0;
     int rot[FWP_GRIPPERS];
     for (int g = 0; g < FWP_GRIPPERS; g++) {
         uint8_t a = st->action[g];
         bool closed = r->closed >> g & 1;
-        if (a > FWP_ACT_CLOSE)
+        if (a > FWP_ACT_MAX)
             return fail(m, SIM_ERR_ACTION, g, detail, detail_len,
                         "%c: action %u does not exist", grip_names[g], a);
         /* A redundant grip action is a planning bug on the host: refusing
@@ -226,23 +317,31 @@ int sim_robot_step(sim_robot *r, const fwp_step *st, sim_motion *mo,
         if (a == FWP_ACT_CLOSE && closed)
             return fail(m, SIM_ERR_GRIP, g, detail, detail_len,
                         "%c is already closed", grip_names[g]);
+        if (is_regrip(a) && !closed)
+            return fail(m, SIM_ERR_GRIP, g, detail, detail_len,
+                        "%c is open: a regrip starts closed", grip_names[g]);
         rot[g] = quarters_of(a);
-        if (rot[g] && closed)
+        if (is_tilt(a))
+            tilting |= 1u << g;
+        else if (a <= FWP_ACT_HALF && rot[g] && !closed)
+            /* Protocol 2 spells a free rotation as REGRIP; an open gripper
+             * asked to turn would leave its face where it is. */
+            return fail(m, SIM_ERR_OPEN_TURN, g, detail, detail_len,
+                        "%c is open and cannot turn its face",
+                        grip_names[g]);
+        else if (a <= FWP_ACT_HALF && rot[g])
             turning |= 1u << g;
-        else if (rot[g])
-            freeturn |= 1u << g;
         else if (a == FWP_ACT_NONE && closed)
             holding |= 1u << g;
-        else if (a == FWP_ACT_OPEN || a == FWP_ACT_CLOSE)
-            gripping |= 1u << g;
-        if (a == FWP_ACT_OPEN)
-            m->opens = true;
-        if (a == FWP_ACT_CLOSE)
-            m->closes = true;
-        /* 1 or 3 quarters is a quarter rotation, 2 a half. */
-        int fq = rot[g] == 2 ? 2 : 1;
-        if (rot[g] && !closed && fq > m->free_quarters)
-            m->free_quarters = (uint8_t)fq;
+        else if (a != FWP_ACT_NONE)
+            gripping |= 1u << g; /* opens, closes or regrips: holds nothing */
+    }
+    if (tilting) {
+        if (turning)
+            return fail(m, SIM_ERR_JAM, first_of(turning), detail, detail_len,
+                        "%s turns a face while the cube tilts",
+                        names(turning, b1));
+        return tilt_step(r, st, m, detail, detail_len);
     }
 
     sim_robot after = *r;
@@ -271,12 +370,15 @@ int sim_robot_step(sim_robot *r, const fwp_step *st, sim_motion *mo,
                             (holding & other) == other ? "" : "s",
                             names(turning, b2));
             m->kind = SIM_MOTION_TURN;
+            m->pair = turning == same;
             for (int g = 0; g < FWP_GRIPPERS; g++) {
                 if (!(turning >> g & 1))
                     continue;
                 int p = grip_position[g];
                 int f = sim_robot_face_at(r, p);
                 m->turn[g] = (uint8_t)rot[g];
+                m->what[g] = SIM_DO_TURN;
+                m->half |= rot[g] == 2;
                 qs_cube_apply_move(&after.cube, (qs_move)(f * 3 + rot[g] - 1));
             }
         } else if (holding & same) {
@@ -288,87 +390,85 @@ int sim_robot_step(sim_robot *r, const fwp_step *st, sim_motion *mo,
                         "axis holds the middle layer",
                         names(turning, b1), names(holding & same, b2));
         } else {
-            /* Nothing keeps still: the turning grippers carry the whole
-             * cube. That is the rotation of a tilt, and needs the pair of
-             * the axis clamping the cube and turning it the same way. */
-            if (gripping)
-                return fail(m, SIM_ERR_GRIP_MOVING, first_of(gripping), detail,
-                            detail_len,
-                            "%s cannot open or close while the cube turns",
-                            names(gripping, b1));
-            if (turning != same)
-                return fail(m, SIM_ERR_TILT, first_of(turning), detail,
-                            detail_len,
-                            "%s alone cannot turn the whole cube: a tilt "
-                            "needs both grippers of the axis closed",
-                            names(turning, b1));
-            int g0 = first_of(same), g1 = g0 + 1;
-            if ((rot[g0] + rot[g1]) % 4 != 0)
-                return fail(m, SIM_ERR_TILT, g1, detail, detail_len,
-                            "%c and %c would twist the cube against each "
-                            "other with nothing holding it",
-                            grip_names[g0], grip_names[g1]);
-            m->kind = SIM_MOTION_TILT;
-            m->turn[g0] = (uint8_t)rot[g0];
-            m->turn[g1] = (uint8_t)rot[g1];
-            rotate_cube(&after, grip_position[g0], rot[g0]);
+            /* Nothing keeps still: the turning grippers would carry the
+             * whole cube, which protocol 2 spells as a tilt, so a host
+             * that meant a pair turn and left the other axis open is
+             * caught here. */
+            return fail(m, SIM_ERR_TILT, first_of(turning), detail,
+                        detail_len,
+                        "%s turn%s with nothing holding the cube: a whole-"
+                        "cube turn is a tilt (TILT actions)",
+                        names(turning, b1), turning == same ? "" : "s");
         }
     } else if (!holding) {
-        return fail(m, SIM_ERR_DROP, first_of(gripping | freeturn), detail,
-                    detail_len,
+        return fail(m, SIM_ERR_DROP, first_of(gripping), detail, detail_len,
                     "no gripper stays closed throughout: the cube would fall");
     }
 
     for (int g = 0; g < FWP_GRIPPERS; g++) {
+        uint8_t a = st->action[g];
         after.quarters[g] = (uint8_t)((after.quarters[g] + rot[g]) & 3);
-        if (st->action[g] == FWP_ACT_OPEN)
+        if (a == FWP_ACT_OPEN) {
             after.closed &= (uint8_t)~(1u << g);
-        if (st->action[g] == FWP_ACT_CLOSE)
+            m->what[g] = SIM_DO_OPEN;
+        }
+        if (a == FWP_ACT_CLOSE) {
             after.closed |= (uint8_t)(1u << g);
+            m->what[g] = SIM_DO_CLOSE;
+        }
+        if (is_regrip(a)) {
+            m->what[g] = SIM_DO_REGRIP;
+            m->free_q[g] = 1;
+        }
     }
-    /* Open or closed, across jaws of both axes meet at an edge. Like the
-     * robot model, judged by the position after the step. */
-    unsigned across = sim_robot_across(&after);
-    if ((across & 0x03u) && (across & 0x0Cu)) {
-        unsigned moved = (turning | freeturn) & across;
-        return fail(m, SIM_ERR_COLLISION, moved ? first_of(moved) : -1,
-                    detail, detail_len,
-                    "%s and %s would stand across at once",
-                    names(across & 0x03u, b1), names(across & 0x0Cu, b2));
-    }
+    int rc = check_collision(&after, turning | gripping, m, detail,
+                             detail_len);
+    if (rc != SIM_OK)
+        return rc;
     *r = after;
     return SIM_OK;
 }
 
 int64_t sim_motion_us(const sim_motion *m, const robot_profile *p)
 {
-    double ms = 0;
-    int n = 0, half = 0;
-    for (int g = 0; g < FWP_GRIPPERS; g++)
-        if (m->turn[g]) {
-            n++;
-            half |= m->turn[g] == 2;
-        }
-    if (m->kind == SIM_MOTION_TURN) {
-        if (n == 1)
-            ms = half ? p->half_ms : p->quarter_ms;
-        else
-            ms = half ? p->pair_half_ms : p->pair_quarter_ms;
-    } else if (m->kind == SIM_MOTION_TILT) {
-        ms = half ? 2 * p->tilt_ms : p->tilt_ms;
-    }
-    /* An open gripper's rotation is the middle of a full regrip. */
+    /* An open gripper's quarter rotation: what a regrip takes beyond its
+     * opening and closing. */
     double free_q = p->regrip_ms - p->open_ms - p->close_ms;
     if (free_q < 0)
         free_q = 0;
-    if (m->free_quarters && m->free_quarters * free_q > ms)
-        ms = m->free_quarters * free_q;
-    if (m->opens && p->open_ms > ms)
-        ms = p->open_ms;
-    if (m->closes && p->close_ms > ms)
-        ms = p->close_ms;
-    if (m->kind != SIM_MOTION_NONE)
-        ms += p->settle_ms;
+    double face = m->pair ? (m->half ? p->pair_half_ms : p->pair_quarter_ms)
+                          : (m->half ? p->half_ms : p->quarter_ms);
+    double tilt = p->tilt_ms + p->settle_ms;
+    double ms = 0;
+    for (int g = 0; g < FWP_GRIPPERS; g++) {
+        double t = 0;
+        switch (m->what[g]) {
+        case SIM_DO_TURN:
+            t = face + p->settle_ms; /* then the cube settles */
+            break;
+        case SIM_DO_TILT:
+            t = p->open_ms + tilt; /* starts once the other axis is open */
+            break;
+        case SIM_DO_RELEASE: {
+            double mid = m->free_q[g] ? free_q : 0;
+            t = p->open_ms + (mid > tilt ? mid : tilt) + p->close_ms;
+            break;
+        }
+        case SIM_DO_REGRIP:
+            t = p->open_ms + free_q + p->close_ms;
+            break;
+        case SIM_DO_OPEN:
+            t = p->open_ms;
+            break;
+        case SIM_DO_CLOSE:
+            t = p->close_ms;
+            break;
+        default:
+            break;
+        }
+        if (t > ms)
+            ms = t;
+    }
     return (int64_t)(ms * 1000.0 + 0.5);
 }
 

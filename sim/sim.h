@@ -57,6 +57,7 @@ typedef enum {
     SIM_ERR_COLLISION = -9,   /* grippers across on both axes */
     SIM_ERR_USAGE = -10,      /* a bad command-line option */
     SIM_ERR_IO = -11,         /* socket, pseudo-terminal or file failure */
+    SIM_ERR_OPEN_TURN = -12,  /* an open gripper asked to turn its face */
 } sim_error;
 
 #define SIM_FAULT_BASE 0x8000u
@@ -88,14 +89,27 @@ typedef enum {
     SIM_MOTION_TILT = 2, /* the whole cube turns between one axis' pair */
 } sim_motion_kind;
 
+/* What each gripper does in a step, for timing. */
+typedef enum {
+    SIM_DO_NONE = 0,
+    SIM_DO_TURN = 1,    /* turns its face (alone or as a pair) */
+    SIM_DO_TILT = 2,    /* carries the whole cube round */
+    SIM_DO_RELEASE = 3, /* the other axis of a tilt: open, wait, close */
+    SIM_DO_REGRIP = 4,  /* open, rotate free, close */
+    SIM_DO_OPEN = 5,
+    SIM_DO_CLOSE = 6,
+} sim_do;
+
 /* What a step does physically: enough to time it and to report a fault. */
 typedef struct {
     uint8_t kind;                  /* sim_motion_kind */
     uint8_t turn[FWP_GRIPPERS];    /* quarter turns (1..3) of each closed
-                                      gripper that rotates, else 0 */
-    uint8_t free_quarters;         /* largest rotation of an open gripper
-                                      (1 quarter or 2 half), 0 none */
-    bool opens, closes;            /* some gripper opens / closes */
+                                      gripper that turns a face or tilts */
+    uint8_t what[FWP_GRIPPERS];    /* sim_do of each gripper */
+    uint8_t free_q[FWP_GRIPPERS];  /* free quarter rotations of REGRIP and
+                                      of a regripping RELEASE (0 or 1) */
+    bool pair, half;               /* a turn of both faces of an axis; a
+                                      half turn in it */
     int8_t gripper;                /* on an error: the gripper at fault,
                                       or -1 when none in particular */
 } sim_motion;
@@ -119,9 +133,9 @@ unsigned sim_robot_across(const sim_robot *r);
 /* A one-line description for logs, e.g.
  * "R=0c L=1c F=0o B=0c up=F front=D". */
 void sim_robot_describe(const sim_robot *r, char *buf, size_t len);
-/* How long a step with this motion takes under profile p, in us: its
- * motions run at once, so the longest of them, plus settle_ms when the
- * cube moved. Durations are in docs/quadsim.md. */
+/* How long a step with this motion takes under profile p, in us: every
+ * gripper's actions take their physical durations, all start together and
+ * the step ends with the last (docs/quadsim.md, "Timing"). */
 int64_t sim_motion_us(const sim_motion *m, const robot_profile *p);
 /* How long HOME takes under p, in us (two full regrips, one per axis). */
 int64_t sim_homing_us(const robot_profile *p);

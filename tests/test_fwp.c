@@ -305,7 +305,11 @@ static int sample_messages(fwp_message *m)
     fill_steps(&m[n++], 1, 0);
     m[n++].type = FWP_MSG_ACK;
     m[n].type = FWP_MSG_NAK;
-    m[n].u.nak = (fwp_nak){.reason = FWP_NAK_NOT_HOMED, .ref_seq = 0xFE};
+    m[n].u.nak = (fwp_nak){.reason = FWP_NAK_BAD_STEP,
+                           .ref_seq = 0xFE,
+                           .step_id = 0x1234,
+                           .rule = FWP_RULE_COLLISION,
+                           .gripper = FWP_GRIPPER_F};
     n++;
     /* Field by field: these structs have padding, which memcmp sees. */
     m[n].type = FWP_MSG_EVENT;
@@ -329,6 +333,12 @@ static int sample_messages(fwp_message *m)
     m[n].u.status.last_step = 0x0A0B;
     m[n].u.status.fault = 0;
     m[n].u.status.queued = 300;
+    m[n].u.status.grip[0] = 1 | FWP_GRIP_CLOSED;
+    m[n].u.status.grip[1] = 3;
+    m[n].u.status.grip[2] = FWP_GRIP_CLOSED;
+    m[n].u.status.grip[3] = 2 | FWP_GRIP_CLOSED;
+    m[n].u.status.up = 2;
+    m[n].u.status.front = 3;
     memcpy(m[n].u.status.cube,
            "DRBLUUDDUFRDRRLRFLFFLBFDULUBFFRDUBUULBRLLDRBRLFFDBUBBD", 54);
     n++;
@@ -449,6 +459,157 @@ static void test_frame_layout(void **state)
     m.ack = 0x13;
     m.u.event = (fwp_step_event){FWP_STEP_DONE, 0x0102, 850};
     expect_wire(&m, "0D 01 06 80 13 05 02 02 01 52 03 E8 43");
+
+    /* Version 2: a tilt tRL (id 0x0200), then R +90 with L regripping
+     * +90, back home (id 0x0201), each one step. */
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_STEPS;
+    m.seq = 0x20;
+    m.ack = 0x05;
+    m.u.steps.count = 2;
+    m.u.steps.step[0] = (fwp_step){0x0200, {FWP_ACT_TILT_CW, FWP_ACT_TILT_CCW,
+                                            FWP_ACT_NONE, FWP_ACT_NONE}};
+    m.u.steps.step[1] = (fwp_step){0x0201, {FWP_ACT_CW, FWP_ACT_REGRIP_CW,
+                                            FWP_ACT_NONE, FWP_ACT_NONE}};
+    expect_wire(&m, "07 01 03 20 05 0D 02 04 02 08 09 01 05 01 02 01 06 01 "
+                    "03 9C FD");
+
+    /* The firmware's HELLO of version 2. */
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_HELLO;
+    m.u.hello = (fwp_hello){.version_min = 2,
+                            .version_max = 2,
+                            .role = FWP_ROLE_FIRMWARE,
+                            .flags = FWP_HELLO_CONNECTING,
+                            .gripper_mask = 0x0F,
+                            .max_steps = 32,
+                            .window = 4,
+                            .features = FWP_FEATURE_CUBE_STATE,
+                            .heartbeat_ms = 250,
+                            .link_timeout_ms = 1000,
+                            .session = 0x11223344,
+                            .peer_session = 0};
+    expect_wire(&m, "03 01 01 01 0B 14 02 02 02 01 0F 20 04 01 FA 07 E8 03 "
+                    "44 33 22 11 01 01 01 03 9E F5");
+
+    /* NAK BAD_STEP of message 0x20: step 0x0201 breaks rule TILT at R. */
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_NAK;
+    m.seq = 0x81;
+    m.ack = 0x21;
+    m.u.nak = (fwp_nak){FWP_NAK_BAD_STEP, 0x20, 0x0201, FWP_RULE_TILT,
+                        FWP_GRIPPER_R};
+    expect_wire(&m, "0B 01 05 81 21 06 05 20 01 02 07 03 CF CD");
+
+    /* STATUS IDLE after the tilt: R at +90 and L at -90 closed, F and B
+     * closed at home, cube F up and D in front. */
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_STATUS;
+    m.seq = 0x82;
+    m.ack = 0x21;
+    m.u.status.state = FWP_ROBOT_IDLE;
+    m.u.status.last_step = 0x0201;
+    m.u.status.grip[0] = 1 | FWP_GRIP_CLOSED;
+    m.u.status.grip[1] = 3 | FWP_GRIP_CLOSED;
+    m.u.status.grip[2] = FWP_GRIP_CLOSED;
+    m.u.status.grip[3] = FWP_GRIP_CLOSED;
+    m.u.status.up = 2;
+    m.u.status.front = 3;
+    expect_wire(&m, "07 01 0A 82 21 0E 02 03 01 02 01 01 01 09 05 07 04 04 "
+                    "02 03 61 93");
+}
+
+/* Feeds an endpoint one HELLO (encoded and framed as on the wire). */
+static void feed_hello(fwp_endpoint *ep, const fwp_hello *h)
+{
+    fwp_message m;
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_HELLO;
+    m.u.hello = *h;
+    uint8_t wire[FWP_MAX_WIRE];
+    size_t len;
+    assert_int_equal(fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len),
+                     FWP_OK);
+    wire[0] = 0;
+    wire[len + 1] = 0;
+    fwp_feed(ep, wire, len + 2);
+}
+
+static int vn_events[8], vn_written;
+static int vn_write(void *ctx, const uint8_t *b, size_t n)
+{
+    (void)ctx;
+    (void)b;
+    (void)n;
+    vn_written++;
+    return 0;
+}
+static uint32_t vn_now(void *ctx)
+{
+    (void)ctx;
+    return 1000;
+}
+static void vn_event(void *ctx, int ev, int detail)
+{
+    (void)ctx;
+    if (ev == FWP_EV_INCOMPATIBLE)
+        vn_events[0] = detail;
+    if (ev == FWP_EV_CONNECTED)
+        vn_events[1]++;
+}
+
+/* Version negotiation: a peer of version 1 only is refused with
+ * INCOMPATIBLE (detail 1) once, and its HELLO is kept for the error
+ * message; a peer whose range includes 2 pairs. The frame's version byte
+ * stays 1, so a version-1 peer decodes our HELLO and refuses it alike. */
+static void test_version_negotiation(void **state)
+{
+    (void)state;
+    static fwp_endpoint ep;
+    fwp_config cfg;
+    fwp_config_default(&cfg, FWP_ROLE_HOST);
+    cfg.session = 0x484F5354;
+    cfg.write = vn_write;
+    cfg.now_ms = vn_now;
+    cfg.on_event = vn_event;
+    memset(vn_events, 0, sizeof vn_events);
+    assert_int_equal(fwp_init(&ep, &cfg), FWP_OK);
+    assert_null(fwp_refused_peer(&ep));
+    fwp_hello old = {.version_min = 1,
+                     .version_max = 1,
+                     .role = FWP_ROLE_FIRMWARE,
+                     .flags = FWP_HELLO_CONNECTING,
+                     .gripper_mask = 0x0F,
+                     .max_steps = 32,
+                     .window = 4,
+                     .heartbeat_ms = 250,
+                     .link_timeout_ms = 1000,
+                     .session = 0x0BAD,
+                     .peer_session = 0};
+    feed_hello(&ep, &old);
+    feed_hello(&ep, &old);
+    assert_int_equal(vn_events[0], 1);
+    assert_int_equal(fwp_link(&ep), FWP_LINK_CONNECTING);
+    assert_null(fwp_peer(&ep));
+    const fwp_hello *r = fwp_refused_peer(&ep);
+    assert_non_null(r);
+    assert_int_equal(r->version_min, 1);
+    assert_int_equal(r->version_max, 1);
+    assert_int_equal(fwp_get_stats(&ep)->unpaired, 2);
+    assert_int_equal(fwp_get_stats(&ep)->version_errors, 0);
+    /* A newer peer that also speaks 2 is taken. */
+    fwp_hello newer = old;
+    newer.version_min = 2;
+    newer.version_max = 5;
+    newer.session = 0x600D;
+    newer.peer_session = 0x484F5354;
+    feed_hello(&ep, &newer);
+    assert_int_equal(fwp_link(&ep), FWP_LINK_CONNECTED);
+    assert_int_equal(vn_events[1], 1);
+    assert_int_equal(fwp_peer(&ep)->version_max, 5);
+    /* Our HELLO says 2..2 in a frame of version byte 1. */
+    assert_int_equal(FWP_PROTOCOL_VERSION, 2);
+    assert_int_equal(FWP_FRAME_VERSION, 1);
 }
 
 static void test_decode_errors(void **state)
@@ -492,13 +653,16 @@ static void test_decode_errors(void **state)
         assert_int_equal(decode_hand(bad_types[i], -1, NULL, 0),
                          FWP_ERR_TYPE);
     assert_int_equal(decode_hand(0x77, 5, NULL, 0), FWP_ERR_TYPE);
-    uint8_t nak[2] = {0, 0}; /* reason 0 is not a reason */
-    assert_int_equal(decode_hand(FWP_MSG_NAK, 1, nak, 2), FWP_ERR_LENGTH);
-    assert_int_equal(decode_hand(FWP_MSG_NAK, 3, nak, 2), FWP_ERR_LENGTH);
+    /* reason 0 is not a reason; no step, no rule, no gripper */
+    uint8_t nak[6] = {0, 0, 0xFF, 0xFF, 0, 0xFF};
+    assert_int_equal(decode_hand(FWP_MSG_NAK, 5, nak, 6), FWP_ERR_LENGTH);
+    assert_int_equal(decode_hand(FWP_MSG_NAK, 7, nak, 6), FWP_ERR_LENGTH);
     assert_int_equal(decode_hand(FWP_MSG_ACK, 255, NULL, 0), FWP_ERR_LENGTH);
-    assert_int_equal(decode_hand(FWP_MSG_NAK, -1, nak, 2), FWP_ERR_PAYLOAD);
+    assert_int_equal(decode_hand(FWP_MSG_NAK, -1, nak, 6), FWP_ERR_PAYLOAD);
     nak[0] = FWP_NAK_BUSY;
-    assert_int_equal(decode_hand(FWP_MSG_NAK, -1, nak, 2), FWP_OK);
+    assert_int_equal(decode_hand(FWP_MSG_NAK, -1, nak, 6), FWP_OK);
+    /* The 2-byte NAK of version 1 is not one of version 2. */
+    assert_int_equal(decode_hand(FWP_MSG_NAK, -1, nak, 2), FWP_ERR_PAYLOAD);
     /* Error leaves *m zeroed. */
     n = hand_frame(1, FWP_MSG_NAK, 7, 7, -1, (const uint8_t *)"\x00\x01", 2,
                    0, enc, sizeof enc);
@@ -576,7 +740,7 @@ static void test_payload_errors(void **state)
                          FWP_OK);
     }
     /* STEPS: count 0, count above the limit with a matching size, an
-     * action beyond CLOSE, the reserved step id. */
+     * action beyond TILT_CCW, the reserved step id. */
     assert_int_equal(spoil(one, 0, 0, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 0, 2, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 0, 2, FWP_STEP_SIZE), FWP_OK);
@@ -588,7 +752,8 @@ static void test_payload_errors(void **state)
             ? FWP_ERR_PAYLOAD
             : FWP_ERR_TOO_LONG);
     assert_int_equal(spoil(one, 3, FWP_ACT_CLOSE, 0), FWP_OK);
-    assert_int_equal(spoil(one, 3, FWP_ACT_CLOSE + 1, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(one, 3, FWP_ACT_MAX, 0), FWP_OK);
+    assert_int_equal(spoil(one, 3, FWP_ACT_MAX + 1, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(one, 6, 0xFF, 0), FWP_ERR_PAYLOAD);
     {
         fwp_message x = *one;
@@ -624,8 +789,23 @@ static void test_payload_errors(void **state)
                      FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(status, 1, 0, 0), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(status, 1, 0x03, 0), FWP_ERR_PAYLOAD);
-    assert_int_equal(spoil(status, 8 + 53, 'X', 0), FWP_ERR_PAYLOAD);
-    assert_int_equal(spoil(status, 8, 'u', 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(status, 14 + 53, 'X', 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(status, 14, 'u', 0), FWP_ERR_PAYLOAD);
+    /* Grippers: an angle with a reserved bit; unknown is 0xFF. The
+     * orientation: both faces known or neither, on different axes. */
+    assert_int_equal(spoil(status, 8, 0x08, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(status, 9, 0xFF, 0), FWP_OK);
+    assert_int_equal(spoil(status, 12, 0xFF, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(status, 12, 5, 0), FWP_OK);
+    assert_int_equal(spoil(status, 12, 0, 0), FWP_ERR_PAYLOAD); /* U, D */
+    assert_int_equal(spoil(status, 13, 6, 0), FWP_ERR_PAYLOAD);
+    /* NAK: a rule that is not defined, a gripper out of range. */
+    assert_int_equal(spoil(nak, 4, FWP_RULE_OPEN_TURN, 0), FWP_OK);
+    assert_int_equal(spoil(nak, 4, 1, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(nak, 4, 10, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(nak, 5, 4, 0), FWP_ERR_PAYLOAD);
+    assert_int_equal(spoil(nak, 5, 0xFF, 0), FWP_OK);
+    assert_int_equal(spoil(nak, -1, 0, -4), FWP_ERR_PAYLOAD); /* version 1 */
     assert_int_equal(spoil(status, -1, 0, -54), FWP_ERR_PAYLOAD);
     assert_int_equal(spoil(status, 1, 0, -54), FWP_OK);
     assert_int_equal(spoil(status, 1, 1, -54), FWP_ERR_PAYLOAD);
@@ -1213,6 +1393,7 @@ static void test_send_rules(void **state)
     m.u.status.query = true;
     assert_int_equal(fwp_send(&s.fw.ep, &m), FWP_ERR_ROLE);
     m.u.status.query = false;
+    m.u.status.up = m.u.status.front = FWP_FACE_UNKNOWN;
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_ROLE);
     m.u.status.has_cube = true;
     memcpy(m.u.status.cube, solved_cube, 54);
@@ -1596,6 +1777,7 @@ int main(void)
         cmocka_unit_test(test_cobs_decode_errors),
         cmocka_unit_test(test_frame_round_trip),
         cmocka_unit_test(test_frame_layout),
+        cmocka_unit_test(test_version_negotiation),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_payload_errors),
         cmocka_unit_test(test_stream_resync),

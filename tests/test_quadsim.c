@@ -61,7 +61,8 @@ static void sleep_ms(int ms)
 
 /* A step in a compact spelling: one character per gripper in the order
  * R L F B: '.' none, '+' clockwise, '-' counter-clockwise, '2' half turn,
- * 'o' open, 'c' close. "..oo" opens F and B. */
+ * 'o' open, 'c' close, 'g' / 'G' regrip +90 / -90, 't' / 'T' tilt +90 /
+ * -90. "..oo" opens F and B; "tT.." is the tilt tRL. */
 static fwp_step st(uint16_t id, const char *a)
 {
     fwp_step s;
@@ -74,6 +75,10 @@ static fwp_step st(uint16_t id, const char *a)
         case '2': s.action[g] = FWP_ACT_HALF; break;
         case 'o': s.action[g] = FWP_ACT_OPEN; break;
         case 'c': s.action[g] = FWP_ACT_CLOSE; break;
+        case 'g': s.action[g] = FWP_ACT_REGRIP_CW; break;
+        case 'G': s.action[g] = FWP_ACT_REGRIP_CCW; break;
+        case 't': s.action[g] = FWP_ACT_TILT_CW; break;
+        case 'T': s.action[g] = FWP_ACT_TILT_CCW; break;
         default: s.action[g] = FWP_ACT_NONE; break;
         }
     }
@@ -130,27 +135,21 @@ static uint8_t rotate_action(int quarters)
                          : quarters == 2 ? FWP_ACT_HALF : FWP_ACT_CCW;
 }
 
-/* A regrip turns an open gripper by a quarter: back to neutral when it is
+/* A regrip turns a gripper by a quarter: back to neutral when it is
  * across, else ahead to across. */
 static uint8_t regrip_action(const robot_sim *rs, int g)
 {
-    int q = rs->quarters[g];
-    if (q == 1)
-        return FWP_ACT_CCW;
-    return FWP_ACT_CW;
+    return rs->quarters[g] == 1 ? FWP_ACT_REGRIP_CCW : FWP_ACT_REGRIP_CW;
 }
 
-/* Expands one robot-model step into protocol primitives, the way a
- * controller would: a turn is one step, or open / turn with the regrips
- * rotating / close when it carries regrips; a tilt opens the other axis,
- * turns the cube with its own pair (regrips ride along) and closes; a
- * full regrip opens, rotates and closes. Returns the number of steps. */
+/* Expands one robot-model step into its protocol step (version 2), the
+ * way a controller would: the turning or tilting grippers' actions and a
+ * REGRIP for each regripped gripper, all in one step. Returns 1. */
 static int expand(const robot_sim *rs, const robot_step *s, fwp_step *out,
                   uint16_t *id)
 {
     fwp_step mid;
     memset(&mid, 0, sizeof mid);
-    unsigned opened = s->regrips;
     for (int g = 0; g < FWP_GRIPPERS; g++)
         if (s->regrips >> g & 1)
             mid.action[g] = regrip_action(rs, g);
@@ -161,28 +160,12 @@ static int expand(const robot_sim *rs, const robot_step *s, fwp_step *out,
             mid.action[gripper_at(pos[i])] = rotate_action(q[i]);
     } else if (s->kind == ROBOT_STEP_TILT) {
         int g0 = s->arg == ROBOT_TILT_RL ? FWP_GRIPPER_R : FWP_GRIPPER_F;
-        mid.action[g0] = FWP_ACT_CW;
-        mid.action[g0 + 1] = FWP_ACT_CCW;
-        opened = s->arg == ROBOT_TILT_RL ? 0x0Cu : 0x03u;
-    }
-    int n = 0;
-    if (opened) {
-        memset(&out[n], 0, sizeof out[n]);
-        for (int g = 0; g < FWP_GRIPPERS; g++)
-            if (opened >> g & 1)
-                out[n].action[g] = FWP_ACT_OPEN;
-        out[n++].id = (*id)++;
+        mid.action[g0] = FWP_ACT_TILT_CW;
+        mid.action[g0 + 1] = FWP_ACT_TILT_CCW;
     }
     mid.id = (*id)++;
-    out[n++] = mid;
-    if (opened) {
-        memset(&out[n], 0, sizeof out[n]);
-        for (int g = 0; g < FWP_GRIPPERS; g++)
-            if (opened >> g & 1)
-                out[n].action[g] = FWP_ACT_CLOSE;
-        out[n++].id = (*id)++;
-    }
-    return n;
+    out[0] = mid;
+    return 1;
 }
 
 /* Plans cube-frame moves with the robot library and expands the plan.
@@ -256,62 +239,78 @@ static void test_model_rules(void **state)
     /* Turns on both axes at once cross layers. */
     sim_robot_init(&r, NULL);
     expect_step(&r, "+.+.", SIM_ERR_JAM);
-    /* Letting go of everything drops the cube. */
+    /* Letting go of everything drops the cube; so do F and B regripping
+     * while they alone hold it. */
     expect_step(&r, "oooo", SIM_ERR_DROP);
+    expect_step(&r, "oo..", SIM_OK);
+    expect_step(&r, "..gg", SIM_ERR_DROP);
+    expect_step(&r, "cc..", SIM_OK);
     /* Redundant grips and unknown actions. */
     expect_step(&r, "c...", SIM_ERR_GRIP);
     fwp_step bad = st(1, "....");
-    bad.action[2] = 6;
+    bad.action[2] = FWP_ACT_MAX + 1;
     sim_motion mo;
     assert_int_equal(sim_robot_step(&r, &bad, &mo, NULL, 0), SIM_ERR_ACTION);
     assert_int_equal(mo.gripper, 2);
-    /* L lets go while R turns: F and B still hold the middle. */
-    expect_step(&r, "+o..", SIM_OK);
-    expect_step(&r, ".o..", SIM_ERR_GRIP);
-    /* A free rotation of an open gripper is a regrip, the cube stays. */
-    qs_cube before = r.cube;
-    expect_step(&r, ".+..", SIM_OK);
-    assert_true(qs_cube_equal(&r.cube, &before));
-    expect_step(&r, ".c..", SIM_OK);
+    /* L regrips while R turns: F and B still hold the middle; the cube
+     * turns by R only and L ends across. */
+    expect_step(&r, "+g..", SIM_OK);
+    qs_cube_to_facelets(&r.cube, f);
+    facelets_of_moves("R", want);
+    assert_string_equal(f, want);
     assert_int_equal(r.quarters[FWP_GRIPPER_L], 1);
+    assert_int_equal(r.closed, 0x0F);
+    /* A gripper that lets go cannot turn its face afterwards. */
+    sim_robot_init(&r, NULL);
+    expect_step(&r, "o...", SIM_OK);
+    fwp_step turn_open = st(1, "+...");
+    assert_int_equal(sim_robot_step(&r, &turn_open, &mo, NULL, 0),
+                     SIM_ERR_OPEN_TURN);
+    assert_int_equal(mo.gripper, FWP_GRIPPER_R);
+    expect_step(&r, "g...", SIM_ERR_GRIP); /* a regrip starts closed */
 
     /* Without F and B, R turns against L alone: nobody holds the middle. */
     sim_robot_init(&r, NULL);
     expect_step(&r, "..oo", SIM_OK);
     expect_step(&r, "+...", SIM_ERR_SUPPORT);
-    /* R and L twisting against each other with nothing else holding. */
+    /* A pair turn with nothing holding the cube would be a tilt; protocol
+     * 2 spells tilts apart, so this is refused. */
+    expect_step(&r, "+-..", SIM_ERR_TILT);
     expect_step(&r, "++..", SIM_ERR_TILT);
-    /* F cannot grip the cube while it turns. */
-    expect_step(&r, "+-c.", SIM_ERR_GRIP_MOVING);
+    expect_step(&r, "..cc", SIM_OK);
+
     /* The tilt: R clockwise, L counter-clockwise, turns the whole cube
-     * like R: F goes to U, U to B. */
-    expect_step(&r, "+-..", SIM_OK);
+     * like R: F goes to U, U to B. F and B let go and close again. */
+    sim_robot_init(&r, NULL);
+    expect_step(&r, "tTo.", SIM_ERR_GRIP_MOVING); /* F may only wait */
+    expect_step(&r, "tt..", SIM_ERR_TILT);        /* twisting */
+    expect_step(&r, "t...", SIM_ERR_TILT);        /* one gripper */
+    expect_step(&r, "tT+.", SIM_ERR_JAM);
+    expect_step(&r, "tT..", SIM_OK);
     assert_int_equal(sim_robot_face_at(&r, 0), 2);  /* U holds cube F */
     assert_int_equal(sim_robot_face_at(&r, 5), 0);  /* B holds cube U */
     assert_int_equal(sim_robot_face_at(&r, 1), 1);  /* R stays */
     assert_true(qs_cube_is_solved(&r.cube));         /* no face turned */
-    expect_step(&r, "..cc", SIM_OK);
+    assert_int_equal(r.closed, 0x0F);
     assert_int_equal(sim_robot_across(&r), 0x03u);
     /* Robot B now turns cube U. R and L across: nobody holds. */
     expect_step(&r, "...+", SIM_ERR_SUPPORT);
-
-    /* One gripper cannot turn the whole cube. */
+    /* A tilt of F and B with R and L regripping back to neutral. */
+    expect_step(&r, "GGtT", SIM_OK);
+    assert_int_equal(sim_robot_across(&r), 0x0Cu);
+    assert_int_equal(sim_robot_face_at(&r, 1), 2); /* cube F went to R */
+    /* A tilt needs its pair closed, and opens the other axis itself. */
     sim_robot_init(&r, NULL);
-    expect_step(&r, "..oo", SIM_OK);
-    expect_step(&r, "o...", SIM_OK); /* L alone holds the cube still */
-    expect_step(&r, ".+..", SIM_ERR_TILT);
-    /* A half tilt by F and B. */
-    sim_robot_init(&r, NULL);
-    expect_step(&r, "oo..", SIM_OK);
-    expect_step(&r, "..22", SIM_OK);
-    assert_int_equal(sim_robot_face_at(&r, 0), 3); /* D is up */
-    assert_int_equal(sim_robot_face_at(&r, 1), 4); /* L at R */
+    expect_step(&r, "o...", SIM_OK);
+    expect_step(&r, "tT..", SIM_ERR_TILT);
+    expect_step(&r, "c...", SIM_OK);
+    expect_step(&r, "..o.", SIM_OK);
+    expect_step(&r, "tT..", SIM_ERR_GRIP);
 
-    /* A free rotation into a collision is one too. */
+    /* A regrip into a collision is one too. */
     sim_robot_init(&r, NULL);
     expect_step(&r, "+...", SIM_OK);
-    expect_step(&r, "...o", SIM_OK);
-    fwp_step s = st(1, "...+");
+    fwp_step s = st(1, "...g");
     assert_int_equal(sim_robot_step(&r, &s, &mo, NULL, 0), SIM_ERR_COLLISION);
     assert_int_equal(mo.gripper, FWP_GRIPPER_B);
 }
@@ -325,18 +324,21 @@ static void test_model_durations(void **state)
         const char *setup, *step;
         int64_t us;
     } cases[] = {
+        /* default: quarter 55, half 90, pairs 60 and 95, tilt 110,
+         * regrip 85 = open 15 + free 55 + close 15, settle 5. */
         {"", "+...", 60000},        /* quarter 55 + settle 5 */
         {"", "2...", 95000},        /* half 90 + 5 */
         {"", "+-..", 65000},        /* pair of quarters 60 + 5 */
         {"", "2-..", 100000},       /* pair with a half 95 + 5 */
         {"", "..oo", 15000},        /* open */
         {"..oo", "..cc", 15000},    /* close */
-        {"..oo", "+-..", 115000},   /* tilt 110 + 5 */
-        {"..oo", "22..", 225000},   /* half tilt 2 x 110 + 5 */
-        {"o...", "+...", 55000},    /* free quarter: regrip 85 - 15 - 15 */
-        {"o...", "2...", 110000},   /* free half */
-        {"", "+o..", 60000},        /* the turn outlasts the opening */
-        {"+... o...", "-.+.", 60000}, /* F turns, R regrips back beside */
+        {"", "tT..", 145000},       /* open 15 + tilt 110 + 5 + close 15 */
+        {"..g.", "tTG.", 145000},   /* the free rotation hides in it */
+        {"", "g...", 85000},        /* a regrip */
+        {"", "gG..", 85000},        /* two at once */
+        {"", "+g..", 85000},        /* the regrip outlasts the turn */
+        {"", "2G..", 95000},        /* the half turn outlasts the regrip */
+        {"", "..2g", 95000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sim_robot r;
@@ -358,12 +360,7 @@ static void test_model_durations(void **state)
 /* The rules agree with the robot library's checker (robot_sim_step, which
  * states docs/robot-model.md) on every gripper state, every robot step and
  * every regrip mask: a step the library allows runs as its expansion and
- * ends in the same place; a step it refuses fails somewhere in its
- * expansion. With one exception the wire cannot tell apart: a pair turn
- * such as (R L') whose parallel regrips release the whole other axis is,
- * physically, the rotation of a tilt (nothing holds the middle, so the
- * cube turns with R and L); the library refuses the turn, quadsim
- * performs the tilt, and no face turns. */
+ * ends in the same place; a step it refuses is refused. */
 static void test_model_matches_robot_model(void **state)
 {
     (void)state;
@@ -382,7 +379,7 @@ static void test_model_matches_robot_model(void **state)
     ops[n_ops++] = (robot_step){ROBOT_STEP_REGRIP, 0, 0};
 
     uint64_t rng = 99;
-    int compared = 0, refused = 0, as_tilt = 0;
+    int compared = 0, refused = 0, timed = 0;
     for (int s = 0; s < ROBOT_STATES; s++) {
         unsigned across = robot_state_across(s);
         for (int o = 0; o < n_ops; o++)
@@ -398,29 +395,22 @@ static void test_model_matches_robot_model(void **state)
                         (uint8_t)(across >> g & 1);
                 robot_step step = ops[o];
                 step.regrips = (uint8_t)rg;
-                fwp_step prim[3];
+                fwp_step prim[1];
                 uint16_t id = 0;
                 int k = expand(&rs, &step, prim, &id);
                 int want = robot_sim_step(&rs, &step, NULL, NULL, 0);
                 if (want == ROBOT_ERR_STEP)
                     continue; /* malformed: no spelling in primitives */
                 int got = SIM_OK, tilted = 0;
+                sim_motion mo;
                 for (int i = 0; i < k && got == SIM_OK; i++) {
-                    sim_motion mo;
                     got = sim_robot_step(&sr, &prim[i], &mo, NULL, 0);
                     tilted |= got == SIM_OK && mo.kind == SIM_MOTION_TILT;
                 }
                 compared++;
-                if (want != ROBOT_OK && got == SIM_OK && tilted &&
-                    step.kind == ROBOT_STEP_TURN) {
-                    assert_int_equal(want, ROBOT_ERR_SUPPORT);
-                    assert_true(step.arg >= 18); /* a pair */
-                    assert_true(qs_cube_equal(&sr.cube, &cube));
-                    assert_true(sim_robot_face_at(&sr, 0) != 0 ||
-                                sim_robot_face_at(&sr, 1) != 1);
-                    as_tilt++;
-                    continue;
-                }
+                /* Protocol 2 tells a tilt from a pair turn: no turn the
+                 * model refuses can run as a tilt. */
+                assert_false(want != ROBOT_OK && tilted);
                 if ((want == ROBOT_OK) != (got == SIM_OK)) {
                     char text[32];
                     robot_steps_format(&step, 1, text, sizeof text);
@@ -437,14 +427,40 @@ static void test_model_matches_robot_model(void **state)
                     assert_int_equal(robot_sim_face_at(&rs, p),
                                      sim_robot_face_at(&sr, p));
                 assert_int_equal(sr.closed, 0x0F);
+                /* One timing model, two readings: the planner's cost of
+                 * the robot step is quadsim's time for its protocol step,
+                 * under every built-in profile and an odd one where the
+                 * free rotation outlasts a tilt. */
+                for (int q = 0; q <= 3; q++) {
+                    robot_profile prof;
+                    if (q < 3) {
+                        assert_int_equal(robot_profile_builtin(
+                                             robot_profile_builtin_name(q),
+                                             &prof),
+                                         ROBOT_OK);
+                    } else {
+                        prof = (robot_profile){.quarter_ms = 31,
+                                               .half_ms = 47,
+                                               .pair_quarter_ms = 33,
+                                               .pair_half_ms = 61,
+                                               .tilt_ms = 20,
+                                               .regrip_ms = 140,
+                                               .open_ms = 9,
+                                               .close_ms = 13,
+                                               .settle_ms = 3};
+                    }
+                    assert_int_equal(sim_motion_us(&mo, &prof),
+                                     robot_step_us(&prof, &step));
+                    timed++;
+                }
             }
     }
-    /* Both outcomes occur often: the comparison has teeth. */
-    /* Both outcomes occur often, so the comparison has teeth (today 1337
-     * compared, 913 refused, 16 pairs that are tilts). */
+    assert_true(timed > 1000);
+    /* Both outcomes occur often, so the comparison has teeth. */
+    print_message("%d compared, %d refused by both, %d timings equal\n",
+                  compared, refused, timed);
     assert_true(compared > 1000);
     assert_true(refused > 300 && compared - refused > 300);
-    assert_true(as_tilt > 0);
 }
 
 /* Plans of random solutions replayed primitive by primitive end with the
@@ -970,6 +986,12 @@ static void test_session_home_steps(void **state)
     assert_int_equal(s.state, FWP_ROBOT_UNHOMED);
     assert_int_equal(s.last_step, FWP_NO_STEP);
     assert_cube(&s, scrambled);
+    /* Before homing the grippers are unknown; the cube is in the home
+     * orientation (U up, F in front). */
+    for (int g = 0; g < FWP_GRIPPERS; g++)
+        assert_int_equal(s.grip[g], FWP_GRIP_UNKNOWN);
+    assert_int_equal(s.up, 0);
+    assert_int_equal(s.front, 2);
 
     /* Steps before HOME are refused. */
     fwp_step one = st(1, "+...");
@@ -981,40 +1003,43 @@ static void test_session_home_steps(void **state)
     assert_true(h->states_seen & (1 << FWP_ROBOT_HOMING));
 
     const fwp_step undo_u[] = {
-        st(10, "..oo"), /* tilt: F and B let go */
-        st(11, "+-.."), /* R and L turn the cube like R: U goes to B */
-        st(12, "..cc"),
-        st(13, "oo.."), /* regrip R and L back to neutral */
-        st(14, "-+.."),
-        st(15, "cc.."),
-        st(16, "...-"), /* robot B holds cube U: U' */
+        st(10, "tT.."), /* tilt: R and L turn the cube like R, U goes to
+                           B; F and B let go and close again */
+        st(11, "Gg.."), /* regrip R and L back to neutral */
+        st(12, "...-"), /* robot B holds cube U: U' */
     };
-    send_steps(h, undo_u, 7, 32);
-    assert_true(host_run(h, 3000, done_at_least, 7));
+    send_steps(h, undo_u, 3, 32);
+    assert_true(host_run(h, 3000, done_at_least, 3));
     wait_state(h, FWP_ROBOT_IDLE);
     s = query_status(h);
-    assert_int_equal(s.last_step, 16);
+    assert_int_equal(s.last_step, 12);
     assert_int_equal(s.queued, 0);
     assert_cube(&s, after_r);
+    /* STATUS fields of protocol 2: the tilt put cube F up and D in front;
+     * R and L regripped home, B turned U' and stands at -90; all closed. */
+    assert_int_equal(s.up, 2);
+    assert_int_equal(s.front, 3);
+    assert_int_equal(s.grip[FWP_GRIPPER_R], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_L], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_F], FWP_GRIP_CLOSED);
+    assert_int_equal(s.grip[FWP_GRIPPER_B], 3 | FWP_GRIP_CLOSED);
 
     const fwp_step undo_r[] = {
-        st(17, "...o"),
-        st(18, "-..+"), /* R' while B regrips back beside it */
-        st(19, "...c"),
+        st(13, "-..g"), /* R' while B regrips back beside it */
     };
-    send_steps(h, undo_r, 3, 32);
-    assert_true(host_run(h, 3000, done_at_least, 10));
+    send_steps(h, undo_r, 1, 32);
+    assert_true(host_run(h, 3000, done_at_least, 4));
     wait_state(h, FWP_ROBOT_IDLE);
     s = query_status(h);
-    assert_int_equal(s.last_step, 19);
+    assert_int_equal(s.last_step, 13);
     assert_cube(&s, solved);
 
     /* Every step started and finished once, in order, with the profile's
-     * durations (default profile, in ms). */
-    static const uint16_t want_ms[] = {15, 115, 15, 15, 55, 15, 60,
-                                       15, 60, 15};
-    assert_int_equal(h->n_started, 10);
-    for (int i = 0; i < 10; i++) {
+     * durations (default profile, in ms): the tilt open 15 + 110 + settle
+     * 5 + close 15, a regrip 85, U' 55 + 5, R' beside a regrip 85. */
+    static const uint16_t want_ms[] = {145, 85, 60, 85};
+    assert_int_equal(h->n_started, 4);
+    for (int i = 0; i < 4; i++) {
         assert_int_equal(h->done[i], 10 + i);
         assert_int_equal(h->done_ms[i], want_ms[i]);
     }
@@ -1040,6 +1065,10 @@ static void test_impossible_steps(void **state)
     wait_state(h, FWP_ROBOT_FAULT);
     assert_int_equal(h->n_naks, 1);
     assert_int_equal(h->naks[0].reason, FWP_NAK_BAD_STEP);
+    /* The NAK names the refused step, the rule and the gripper. */
+    assert_int_equal(h->naks[0].step_id, 1);
+    assert_int_equal(h->naks[0].rule, FWP_RULE_COLLISION);
+    assert_int_equal(h->naks[0].gripper, FWP_GRIPPER_F);
     assert_int_equal(h->faults[0].code, SIM_FAULT_BASE - SIM_ERR_COLLISION);
     assert_int_equal(h->faults[0].step_id, 1);
     assert_int_equal(h->faults[0].gripper, FWP_GRIPPER_F);
@@ -1054,6 +1083,8 @@ static void test_impossible_steps(void **state)
     send_steps(h, &fine, 1, 32);
     assert_true(host_run(h, 3000, naks_at_least, 2));
     assert_int_equal(h->naks[1].reason, FWP_NAK_FAULTED);
+    assert_int_equal(h->naks[1].step_id, FWP_NO_STEP);
+    assert_int_equal(h->naks[1].rule, FWP_RULE_NONE);
 
     /* Letting go of the cube. */
     home(h);
@@ -1173,7 +1204,9 @@ static void test_lossy_link(void **state)
                                    "30", NULL});
     host_connect(h, test_tcp_connect(sp->port), 0x4004, 25);
     home(h);
-    send_steps(h, steps, n, 2); /* many frames: losses both ways */
+    /* One step per frame: many frames, so losses both ways (a robot
+     * step is one protocol step, so there are fewer than there were). */
+    send_steps(h, steps, n, 1);
     free(steps);
     if (!host_run(h, 15000, done_at_least, n))
         fail_msg("%d of %d steps done", h->n_done, n);
@@ -1394,12 +1427,12 @@ static void test_pty(void **state)
     assert_int_equal(tcsetattr(fd, TCSANOW, &t), 0);
     host_connect(h, fd, 0xA00A, 50);
     home(h);
-    const fwp_step x[] = {st(0, "..oo"), st(1, "+-.."), st(2, "..cc")};
-    send_steps(h, x, 3, 32);
-    assert_true(host_run(h, 3000, done_at_least, 3));
+    const fwp_step x[] = {st(0, "tT.."), st(1, "Gg..")};
+    send_steps(h, x, 2, 32);
+    assert_true(host_run(h, 3000, done_at_least, 2));
     fwp_status s = query_status(h);
     assert_cube(&s, solved); /* a tilt turns no face */
-    assert_int_equal(s.last_step, 2);
+    assert_int_equal(s.last_step, 1);
     assert_int_equal(sim_stop(sp, SIGTERM), 0);
 }
 

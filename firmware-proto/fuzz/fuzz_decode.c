@@ -68,6 +68,12 @@ static uint8_t next(script *s)
     return s->at < s->n ? s->p[s->at++] : 0;
 }
 
+/* A STATUS orientation byte: a face 0..5, mostly, else unknown or junk. */
+static uint8_t face_byte(uint8_t v)
+{
+    return v < 200 ? (uint8_t)(v % 6) : v < 250 ? FWP_FACE_UNKNOWN : v;
+}
+
 /* ------------------------------------------------------------- the codec */
 
 static void check_frame(const uint8_t *d, size_t n)
@@ -242,7 +248,7 @@ static void build_steps(fwp_message *m, int batch, int count, uint8_t act)
         m->u.steps.step[i].id = (uint16_t)(batch + i);
         for (int g = 0; g < FWP_GRIPPERS; g++)
             m->u.steps.step[i].action[g] =
-                (uint8_t)((act >> g) % (FWP_ACT_CLOSE + 1));
+                (uint8_t)((act >> g) % (FWP_ACT_MAX + 1));
     }
 }
 
@@ -333,6 +339,8 @@ static void app_send(fwp_endpoint *ep, script *s)
         m.type = FWP_MSG_STATUS;
         m.u.status.query = next(s) & 1;
         m.u.status.state = next(s) % 8;
+        m.u.status.up = face_byte(next(s));
+        m.u.status.front = face_byte(next(s));
         break;
     default:
         m.type = next(s); /* anything, valid or not */
@@ -367,7 +375,7 @@ static void mode_endpoint(const uint8_t *d, size_t n)
         uint8_t op = next(&s);
         switch (op % 5) {
         case 0: { /* a frame of any content, CRC right */
-            uint8_t version = op & 0x80 ? next(&s) : FWP_PROTOCOL_VERSION;
+            uint8_t version = op & 0x80 ? next(&s) : FWP_FRAME_VERSION;
             int length = op & 0x40 ? next(&s) : -1;
             uint8_t type = next(&s), seq = next(&s), ack = next(&s);
             size_t plen = next(&s);
@@ -664,14 +672,19 @@ static void gen_message(script *s, fwp_message *m)
         for (int i = 0; i < n; i++) {
             st->step[i].id = next16(s);
             for (int g = 0; g < FWP_GRIPPERS; g++)
-                st->step[i].action[g] = next(s) % 7;
+                st->step[i].action[g] = next(s) % (FWP_ACT_MAX + 2);
         }
         break;
     }
-    case FWP_MSG_NAK:
+    case FWP_MSG_NAK: {
         m->u.nak.reason = next(s);
         m->u.nak.ref_seq = next(s);
+        m->u.nak.step_id = next16(s);
+        m->u.nak.rule = next(s) % 14;
+        uint8_t g = next(s);
+        m->u.nak.gripper = g & 0x80 ? 0xFF : g % 6;
         break;
+    }
     case FWP_MSG_EVENT:
         m->u.event.kind = next(s) % 4;
         m->u.event.step_id = next16(s);
@@ -693,6 +706,12 @@ static void gen_message(script *s, fwp_message *m)
         st->last_step = next16(s);
         st->fault = next16(s);
         st->queued = next16(s);
+        for (int g = 0; g < FWP_GRIPPERS; g++) {
+            uint8_t v = next(s);
+            st->grip[g] = v & 0x80 ? FWP_GRIP_UNKNOWN : v % 9;
+        }
+        st->up = face_byte(next(s));
+        st->front = face_byte(next(s));
         for (int i = 0; i < FWP_FACELETS; i++) {
             uint8_t c = next(s);
             st->cube[i] = c == 0xFF ? 'x' : "URFDLB"[c % 6];
