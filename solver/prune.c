@@ -135,6 +135,20 @@ static int corners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     return n;
 }
 
+/* The tilt children of a robot state in class k: the same position in
+ * each other class k2, at index base + k2 * stride; returns n plus their
+ * number. A tilt is one robot move. */
+static int tilt_children(uint64_t base, uint64_t stride, int k, int n,
+                         uint64_t *child, uint8_t *cost)
+{
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != k) {
+            child[n] = base + (uint64_t)k2 * stride;
+            cost[n++] = 1;
+        }
+    return n;
+}
+
 /* ---- robot phase 1: (phase-1 entry, tilt class k), index entry * 3 + k.
  * A class turns every move off its axis; a tilt, one robot move, changes
  * the class to either other one and leaves the cube alone. */
@@ -159,12 +173,7 @@ static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
                    t->axis_conj[k][s2];
         cost[n++] = 1;
     }
-    for (int k2 = 0; k2 < N_TILT; k2++)
-        if (k2 != k) {
-            child[n] = p1 * N_TILT + k2;
-            cost[n++] = 1;
-        }
-    return n;
+    return tilt_children(p1 * N_TILT, 1, k, n, child, cost);
 }
 
 static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
@@ -201,12 +210,7 @@ static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
                    t->axis_conj[k][s];
         cost[n++] = 1;
     }
-    for (int k2 = 0; k2 < N_TILT; k2++)
-        if (k2 != k) {
-            child[n] = entry * N_TILT + k2;
-            cost[n++] = 1;
-        }
-    return n;
+    return tilt_children(entry * N_TILT, 1, k, n, child, cost);
 }
 
 static int rcorners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
@@ -245,12 +249,8 @@ static int rphase2_children(const space *sp, uint64_t idx, uint64_t *child,
                     t->axis_conj[k][s]) * N_TILT + t->axis_conj[e][s];
         cost[n++] = 1;
     }
-    for (int k2 = 0; k2 < N_TILT; k2++)
-        if (k2 != k) {
-            child[n] = (p2 * N_TILT + k2) * N_TILT + e;
-            cost[n++] = 1;
-        }
-    return n;
+    return tilt_children(p2 * N_TILT * N_TILT + (uint64_t)e, N_TILT, k, n,
+                         child, cost);
 }
 
 static int rphase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
