@@ -220,7 +220,8 @@ int robot_orientation(int up, int front);
  *                 closes after)
  *   full regrip:  regrip
  * regrip_parallel_ms is not an input: robot_profile_derive sets it to the
- * least time a parallel regrip adds to any turn (a bound for searches). */
+ * least time a parallel regrip adds to any turn (reported, calibrated;
+ * the searches time every step with robot_step_us). */
 typedef struct {
     char name[64];
     double quarter_ms, half_ms;
@@ -454,6 +455,9 @@ typedef struct {
     int n;
     robot_schedule plan;         /* its best execution (robot_plan) */
     int direction;               /* the search that found it, 0..5 */
+    double search_ms;            /* least time (robot_solve): the time the
+                                    search gave the execution it found;
+                                    plan.cost_ms is never more. 0 else */
 } robot_solution;
 
 /* Solves *c for the robot: the search counts robot moves (turns of the

@@ -114,9 +114,12 @@ typedef struct {
      * min_us each cannot beat bound_us, the time of the worst of the
      * candidates to be returned; candidates are ranked by time. */
     int by_time;
-    int64_t move_us[QS_MOVE_COUNT], tilt_us, regrip_us, parallel_us, min_us;
+    /* A step's duration is robot_step_us's, the planner's: [0] without
+     * and [1] with parallel regrips (which may lengthen a turn or a tilt
+     * by a different amount for each kind of step). */
+    int64_t move_us[QS_MOVE_COUNT][2], tilt_us[2], regrip_us[2], min_us;
     /* The gripper-state transitions of each automaton op: from, to, and
-     * whether the cheapest way carries parallel regrips. */
+     * whether every way carries parallel regrips. */
     struct {
         uint8_t from, to, regrips;
     } edge[ROBOT_OPS][ROBOT_STATES * ROBOT_STATES];
@@ -302,15 +305,15 @@ static int step_set(const worker *w, int set, int op, int *cost)
 #define GV_NONE (INT64_MAX / 4)
 
 /* One automaton op on a time vector, forwards or (inverse) backwards;
- * base is the op's duration without parallel regrips. */
+ * us: the op's step durations without and with parallel regrips. */
 static void gv_apply(const shared *sh, int inverse, const int64_t *in,
-                     int op, int64_t base, int64_t *out)
+                     int op, const int64_t us[2], int64_t *out)
 {
     for (int s = 0; s < ROBOT_STATES; s++)
         out[s] = GV_NONE;
     for (int i = 0; i < sh->n_edges[op]; i++) {
         int from = sh->edge[op][i].from, to = sh->edge[op][i].to;
-        int64_t c = base + (sh->edge[op][i].regrips ? sh->parallel_us : 0);
+        int64_t c = us[sh->edge[op][i].regrips];
         if (inverse) {
             if (in[to] + c < out[from])
                 out[from] = in[to] + c;
@@ -323,7 +326,8 @@ static void gv_apply(const shared *sh, int inverse, const int64_t *in,
 /* Least time: w->gv[depth + 1] after op (preceded by a full regrip when
  * step_set charged one, cost 2, in the order step_set takes them);
  * returns its least entry, the path's time so far. */
-static int64_t advance(worker *w, int depth, int op, int64_t base, int cost)
+static int64_t advance(worker *w, int depth, int op, const int64_t us[2],
+                       int cost)
 {
     const shared *sh = w->sh;
     int inverse = w->d->inverse;
@@ -333,7 +337,7 @@ static int64_t advance(worker *w, int depth, int op, int64_t base, int cost)
         gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, sh->regrip_us, tmp);
         in = tmp;
     }
-    gv_apply(sh, inverse, in, op, base, out);
+    gv_apply(sh, inverse, in, op, us, out);
     int64_t best = GV_NONE;
     for (int s = 0; s < ROBOT_STATES; s++)
         if (out[s] < best)
@@ -569,6 +573,7 @@ static void bounds_init(const qs_tables *t, const kid *n, int k,
                         turn_bounds *b)
 {
     b->large = t->rphase1x != NULL;
+    b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
     if (b->large)
         robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
 }
@@ -824,6 +829,7 @@ static int plan_all(const shared *sh, robot_solution *out, int want)
         memcpy(tmp->moves, c->moves, (size_t)c->n);
         tmp->n = c->n;
         tmp->direction = c->origin;
+        tmp->search_ms = sh->by_time ? (double)c->value / 1000.0 : 0;
         if (plan_candidate(sh, tmp) != ROBOT_OK)
             continue;
         int pos = n;
@@ -892,22 +898,25 @@ static void init_direction(shared *sh, int dir, const qs_cube sym[48],
                 d->start[k] = (uint8_t)o;
 }
 
-/* The search's step durations under the profile: a turn's depends only
- * on quarter, half or pair (the same for a move in any frame), so each
- * move is timed as the R-L turn of its kind. */
+/* The search's step durations under the profile, the planner's
+ * (robot_step_us): a turn's depends only on quarter, half or pair (the
+ * same for a move in any frame), so each move is timed as the R-L turn of
+ * its kind, once without and once with parallel regrips; a tilt's
+ * regrips may lengthen it too. */
 static void step_durations(shared *sh)
 {
-    for (int m = 0; m < QS_MOVE_COUNT; m++) {
-        robot_step st = {ROBOT_STEP_TURN, 0, 0};
-        st.arg = (uint8_t)(m < 18 ? 3 + m % 3 : 27 + (m - 18) % 9);
-        sh->move_us[m] = robot_step_us(sh->prof, &st);
+    for (int with = 0; with < 2; with++) {
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            robot_step st = {ROBOT_STEP_TURN, 0, (uint8_t)with};
+            st.arg = (uint8_t)(m < 18 ? 3 + m % 3 : 27 + (m - 18) % 9);
+            sh->move_us[m][with] = robot_step_us(sh->prof, &st);
+        }
+        robot_step tilt = {ROBOT_STEP_TILT, ROBOT_TILT_RL, (uint8_t)with};
+        sh->tilt_us[with] = robot_step_us(sh->prof, &tilt);
     }
-    robot_step tilt = {ROBOT_STEP_TILT, ROBOT_TILT_RL, 0};
+    /* A full regrip is one step whatever it regrips. */
     robot_step regrip = {ROBOT_STEP_REGRIP, 0, 1};
-    sh->tilt_us = robot_step_us(sh->prof, &tilt);
-    sh->regrip_us = robot_step_us(sh->prof, &regrip);
-    sh->parallel_us = llround(sh->prof->regrip_parallel_ms * 1000.0);
-    /* A tilt's regrips are free; a full regrip is charged as a whole. */
+    sh->regrip_us[0] = sh->regrip_us[1] = robot_step_us(sh->prof, &regrip);
     for (int op = 0; op < ROBOT_OPS; op++) {
         int n = 0;
         for (int from = 0; from < ROBOT_STATES; from++)
@@ -924,16 +933,16 @@ static void step_durations(shared *sh)
                     continue;
                 sh->edge[op][n].from = (uint8_t)from;
                 sh->edge[op][n].to = (uint8_t)to;
-                sh->edge[op][n].regrips =
-                    (uint8_t)(!plain && op < ROBOT_OP_TILT_RL);
+                sh->edge[op][n].regrips = (uint8_t)!plain;
                 n++;
             }
         sh->n_edges[op] = (uint8_t)n;
     }
-    sh->min_us = sh->tilt_us < sh->regrip_us ? sh->tilt_us : sh->regrip_us;
+    sh->min_us = sh->tilt_us[0] < sh->regrip_us[0] ? sh->tilt_us[0]
+                                                   : sh->regrip_us[0];
     for (int m = 0; m < QS_MOVE_COUNT; m++)
-        if (sh->move_us[m] < sh->min_us)
-            sh->min_us = sh->move_us[m];
+        if (sh->move_us[m][0] < sh->min_us)
+            sh->min_us = sh->move_us[m][0];
     /* Under a time limit a remaining move is charged 1.5 cheapest steps.
      * The bound is then no longer a lower bound (a path may still finish
      * faster), but the search stops spending its milliseconds on paths
