@@ -14,7 +14,7 @@
 void cli_usage(FILE *out)
 {
     fputs(
-        "usage: quadsolve COMMAND [OPTIONS]\n"
+        "Usage: quadsolve COMMAND [OPTIONS]\n"
         "\n"
         "quadsolve solve [OPTIONS] [FACELETS...]\n"
         "  Solves each facelet string (54 letters URFDLB, faces in the\n"

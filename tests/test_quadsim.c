@@ -1455,7 +1455,7 @@ static void test_command_line(void **state)
     fixture *fx = *state;
     char out[8192];
     assert_int_equal(run_cli("--help", out, sizeof out), 0);
-    assert_non_null(strstr(out, "usage: quadsim"));
+    assert_non_null(strstr(out, "Usage: quadsim"));
     assert_non_null(strstr(out, "--disconnect-after"));
     static const struct {
         const char *args, *says;
