@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -671,11 +670,8 @@ static void sim_start(simproc *sp, const char *const *args)
     argv[n] = NULL;
     int out[2];
     assert_int_equal(pipe(out), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
-        /* Never outlive a test that crashed. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
