@@ -234,7 +234,9 @@ static void wait_ready(daemon_proc *d, const qsv_client_options *o,
         co = *o;
     else
         qsv_client_options_default(&co);
-    co.timeout_ms = 1000;
+    /* Long enough for a reply on a loaded machine (a reply later than
+     * this is dropped, its status asked again). */
+    co.timeout_ms = test_scaled_ms(2000);
     qsv_client *c;
     qsv_failure f;
     assert_int_equal(qsv_client_open(d->endpoint, &co, &c, &f), QSV_OK);
