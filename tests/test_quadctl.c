@@ -542,7 +542,8 @@ static const char *env_path(const char *name)
 }
 
 /* Starts argv in the background, stdout to a pipe whose first line is
- * returned in line, stderr to err_path (or /dev/null). */
+ * returned in line (waiting wait_ms at most, scaled to the load), stderr
+ * to err_path (or /dev/null). */
 static pid_t start_bg(const char *const *argv, const char *err_path,
                       char *line, size_t len, int wait_ms)
 {
@@ -562,7 +563,7 @@ static pid_t start_bg(const char *const *argv, const char *err_path,
     }
     close(out[1]);
     size_t n = 0;
-    int64_t end = mono_ms() + wait_ms;
+    int64_t end = mono_ms() + test_scaled_ms(wait_ms);
     while (n < len - 1 && (n == 0 || line[n - 1] != '\n')) {
         struct pollfd p = {out[0], POLLIN, 0};
         int left = (int)(end - mono_ms());
@@ -584,7 +585,7 @@ static int stop_bg(pid_t pid)
         return -1;
     kill(pid, SIGTERM);
     int st = 0;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     while (waitpid(pid, &st, WNOHANG) == 0) {
         if (mono_ms() > end) {
             kill(pid, SIGKILL);

@@ -682,7 +682,7 @@ static void sim_start(simproc *sp, const char *const *args)
     sp->pid = pid;
     char line[256];
     size_t len = 0;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     while (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n')) {
         struct pollfd p = {out[0], POLLIN, 0};
         int left = (int)(end - mono_ms());
@@ -707,7 +707,7 @@ static int sim_stop(simproc *sp, int sig)
 {
     kill(sp->pid, sig);
     int status;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     for (;;) {
         pid_t r = waitpid(sp->pid, &status, WNOHANG);
         if (r == sp->pid)
