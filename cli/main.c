@@ -14,7 +14,7 @@
 void cli_usage(FILE *out)
 {
     fputs(
-        "usage: quadsolve COMMAND [OPTIONS]\n"
+        "Usage: quadsolve COMMAND [OPTIONS]\n"
         "\n"
         "quadsolve solve [OPTIONS] [FACELETS...]\n"
         "  Solves each facelet string (54 letters URFDLB, faces in the\n"
@@ -31,6 +31,9 @@ void cli_usage(FILE *out)
         "    --server ENDPOINT  ask the quadsolved daemon at ENDPOINT (e.g.\n"
         "                       tcp://127.0.0.1:5555) instead of solving here;\n"
         "                       the output is the same\n"
+        "    --server-timeout-ms MS  with --server: how long to wait for the\n"
+        "                       daemon beyond each request's own time limit,\n"
+        "                       and for its first ping (default 5000)\n"
         "    --curve-server FILE --curve-key FILE  CURVE with --server: the\n"
         "                       daemon's public key and this client's secret\n"
         "                       key (files of quadsolved --keygen)\n"

@@ -121,6 +121,10 @@ int cmd_solve(int argc, char **argv)
     int json = 0, n_inputs = 0, failures = 0, shard_k = 0, shard_n = 1;
     const char *v, *endpoint = NULL, *curve_server = NULL,
                    *curve_key = NULL;
+    /* Beyond each request's own limit; a live daemon answers within
+     * milliseconds of that even when busy, unless its machine is
+     * overloaded or it is still loading tables. */
+    int server_timeout_ms = 5000;
     qsv_client *server = NULL;
     input *inputs = calloc((size_t)argc, sizeof *inputs);
     if (!inputs) {
@@ -161,6 +165,9 @@ int cmd_solve(int argc, char **argv)
             o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
         } else if (cli_opt(argc, argv, &i, "--server", &v)) {
             endpoint = v;
+        } else if (cli_opt(argc, argv, &i, "--server-timeout-ms", &v)) {
+            server_timeout_ms = (int)cli_parse_long("--server-timeout-ms", v,
+                                                    1, 86400000L);
         } else if (cli_opt(argc, argv, &i, "--curve-server", &v)) {
             curve_server = v;
         } else if (cli_opt(argc, argv, &i, "--curve-key", &v)) {
@@ -209,9 +216,7 @@ int cmd_solve(int argc, char **argv)
         qsv_failure f;
         qsv_client_options co;
         qsv_client_options_default(&co);
-        /* Beyond each request's own limit; a live daemon answers within
-         * milliseconds of that even when busy. */
-        co.timeout_ms = 5000;
+        co.timeout_ms = server_timeout_ms;
         qsv_curve_keys keys;
         if ((curve_server || curve_key) &&
             (!curve_server || !curve_key))

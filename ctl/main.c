@@ -24,11 +24,13 @@
 static void usage(FILE *f)
 {
     fputs(
-        "usage: quadctl [solve] [FACELETS] --port PORT [options]\n"
-        "       quadctl ports\n"
-        "       quadctl calibrate --port PORT [--profile BASE] [--rounds N]\n"
-        "                         [--out FILE]\n"
-        "       quadctl status --port PORT\n"
+        /* "Usage:" and "  or:" lines, one per form: the man page's
+         * SYNOPSIS is made from them (help2man). */
+        "Usage: quadctl [solve] [FACELETS] --port PORT [options]\n"
+        "  or:  quadctl ports\n"
+        "  or:  quadctl calibrate --port PORT [--profile BASE] [--rounds N]"
+        " [--out FILE]\n"
+        "  or:  quadctl status --port PORT\n"
         "\n"
         "Solves the cube in a quad-arm robot: asks quadsolved for a plan,\n"
         "expands it into gripper steps and executes them over the firmware\n"

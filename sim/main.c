@@ -81,7 +81,7 @@ static int64_t now_us(void)
 static void usage(FILE *f)
 {
     fputs(
-        "usage: quadsim [--tcp PORT | --pty] [options]\n"
+        "Usage: quadsim [--tcp PORT | --pty] [options]\n"
         "\n"
         "Simulates the firmware of a quad-arm cube robot: the firmware side\n"
         "of the protocol of docs/firmware-protocol.md and a physical robot\n"

@@ -724,6 +724,39 @@ static void test_hostile_server(void **state)
     zmq_ctx_term(ctx);
 }
 
+/* --server-timeout-ms is how long the tool waits for a daemon that does
+ * not answer (here a socket that reads and never replies): the one ping
+ * goes unanswered for that long and the tool says so, exit 1. */
+static void test_server_timeout(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *router = zmq_socket(ctx, ZMQ_ROUTER);
+    int linger = 0;
+    zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+    char ep[256], cmd[1024], *out;
+    size_t len = sizeof ep;
+    zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &len);
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --server %s --server-timeout-ms 300 --scramble R "
+             "--scramble U 2>&1",
+             cli(), ep);
+    assert_int_equal(run_sh(cmd, &out), 1);
+    char *lines[4];
+    assert_int_equal(lines_of(out, lines, 4), 1);
+    assert_non_null(strstr(lines[0], "no reply from the daemon within 300 ms"));
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "'%s' solve --server %s --server-timeout-ms 0 --scramble R 2>&1",
+             cli(), ep);
+    assert_int_equal(run_sh(cmd, &out), 2);
+    assert_non_null(strstr(out, "--server-timeout-ms"));
+    free(out);
+    zmq_close(router);
+    zmq_ctx_term(ctx);
+}
+
 static void test_compare_formats(void **state)
 {
     (void)state;
@@ -929,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_scramble_and_errors),
         cmocka_unit_test(test_hostile_input),
         cmocka_unit_test(test_hostile_server),
+        cmocka_unit_test(test_server_timeout),
         cmocka_unit_test(test_random_and_bench),
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),

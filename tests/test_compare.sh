@@ -53,6 +53,36 @@ if SLURM_ARRAY_TASK_COUNT=2 bash "$src/contrib/slurm/compare-array.sh" \
     "$tmp/cubes" "$tmp/x" 2>/dev/null; then
     fail "the Slurm body ran without SLURM_ARRAY_TASK_ID"
 fi
+# A failed solve fails the task (and so the GNU parallel study) instead of
+# becoming a shard of failures: a usage error (exit 2), and tables that
+# cannot be opened (exit 1, an "error: TABLES:" line per cube). A cube
+# the solver rejects is a result, recorded in the shard.
+if SOLVE_ARGS=--no-such-option SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 \
+    bash "$src/contrib/slurm/compare-array.sh" "$tmp/cubes" "$tmp/bad" \
+    2>"$tmp/bad.err"; then
+    fail "the Slurm body succeeded when quadsolve solve exited 2"
+fi
+grep -q "quadsolve solve failed (exit status 2)" "$tmp/bad.err" ||
+    fail "the failed solve is not reported: $(cat "$tmp/bad.err")"
+if QUADSOLVE_TABLES=/proc/no-tables SLURM_ARRAY_TASK_ID=0 \
+    SLURM_ARRAY_TASK_COUNT=2 bash "$src/contrib/slurm/compare-array.sh" \
+    "$tmp/cubes" "$tmp/bad" 2>"$tmp/bad.err"; then
+    fail "the Slurm body succeeded without tables"
+fi
+grep -q "error: TABLES:" "$tmp/bad.err" ||
+    fail "the missing tables are not reported: $(cat "$tmp/bad.err")"
+[ ! -e "$tmp/bad/compare-0.json" ] && [ ! -e "$tmp/bad/solve-0.txt" ] ||
+    fail "a failed solve left a shard behind"
+if SOLVE_ARGS=--no-such-option bash "$src/contrib/parallel/compare-parallel.sh" \
+    "$tmp/cubes" "$tmp/badpar" 2 >/dev/null 2>&1; then
+    fail "the GNU parallel study succeeded when its solves failed"
+fi
+{ cat "$tmp/cubes"; echo "not a cube"; } >"$tmp/cubes-bad" # cube 12: task 0
+SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 \
+    bash "$src/contrib/slurm/compare-array.sh" "$tmp/cubes-bad" "$tmp/rejected" ||
+    fail "a rejected cube failed the task"
+grep -q '^error: LENGTH:' "$tmp/rejected/solve-0.txt" ||
+    fail "the rejected cube is not in the shard's solutions"
 
 # The report in a real browser: it loads, and its DOM has the bars,
 # points and timeline operations the data calls for.

@@ -40,6 +40,7 @@
 
 #include "qsservice.h"
 #include "qtab.h"
+#include "testutil.h"
 
 #define SOLVED "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
@@ -66,7 +67,8 @@ static void sleep_ms(int ms)
 }
 
 /* Starts quadsolved with the given arguments (NULL-terminated) and reads
- * its "listening ENDPOINT" line. */
+ * its "listening ENDPOINT" line. The daemon dies with this process, and
+ * the teardown of a test that failed kills it (test_fork). */
 static void start_daemon(daemon_proc *d, ...)
 {
     const char *exe = getenv("QUADSOLVED");
@@ -82,8 +84,7 @@ static void start_daemon(daemon_proc *d, ...)
     argv[argc] = NULL;
     int fds[2];
     assert_int_equal(pipe(fds), 0);
-    d->pid = fork();
-    assert_true(d->pid >= 0);
+    d->pid = test_fork();
     if (d->pid == 0) {
         dup2(fds[1], STDOUT_FILENO);
         close(fds[0]);
@@ -94,24 +95,28 @@ static void start_daemon(daemon_proc *d, ...)
     close(fds[1]);
     d->out = fdopen(fds[0], "r");
     char line[512];
-    assert_non_null(fgets(line, sizeof line, d->out));
+    if (!fgets(line, sizeof line, d->out))
+        fail_msg("quadsolved exited before it said where it listens");
     assert_int_equal(strncmp(line, "listening ", 10), 0);
     line[strcspn(line, "\n")] = '\0';
     snprintf(d->endpoint, sizeof d->endpoint, "%s", line + 10);
 }
 
-/* Sends SIGTERM and returns the exit status (-1 if killed). */
-static int stop_daemon(daemon_proc *d)
+/* Waits for the daemon to exit (after a SIGTERM sent) and returns its
+ * exit status, -1 when it was killed: by a signal, or by this after a
+ * generous bound, so a daemon that does not stop fails the test rather
+ * than hanging it. */
+static int wait_exit(daemon_proc *d)
 {
     if (d->pid <= 0)
         return -1;
-    kill(d->pid, SIGTERM);
     int status = 0;
-    double start = now_ms();
+    double end = now_ms() + test_scaled_ms(30000);
     while (waitpid(d->pid, &status, WNOHANG) == 0) {
-        if (now_ms() - start > 30000) {
+        if (now_ms() > end) {
             kill(d->pid, SIGKILL);
             waitpid(d->pid, &status, 0);
+            status = -1;
             break;
         }
         sleep_ms(5);
@@ -120,7 +125,16 @@ static int stop_daemon(daemon_proc *d)
     if (d->out)
         fclose(d->out);
     d->out = NULL;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Sends SIGTERM and returns the exit status (-1 if killed). */
+static int stop_daemon(daemon_proc *d)
+{
+    if (d->pid <= 0)
+        return -1;
+    kill(d->pid, SIGTERM);
+    return wait_exit(d);
 }
 
 static void *dealer(const char *endpoint)
@@ -137,11 +151,11 @@ static void send_str(void *s, const char *text)
     assert_true(zmq_send(s, text, strlen(text), 0) >= 0);
 }
 
-/* The next reply on s as a JSON object (NULL after timeout_ms). */
-static cJSON *recv_json(void *s, int timeout_ms)
+/* The next reply on s as a JSON object (NULL after wait_ms). */
+static cJSON *recv_within(void *s, int wait_ms)
 {
     zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
-    if (zmq_poll(&it, 1, timeout_ms) <= 0)
+    if (zmq_poll(&it, 1, wait_ms) <= 0)
         return NULL;
     static char buf[QSV_MAX_FRAME * 2];
     int n = zmq_recv(s, buf, sizeof buf - 1, 0);
@@ -152,6 +166,13 @@ static cJSON *recv_json(void *s, int timeout_ms)
     cJSON *o = cJSON_Parse(buf);
     assert_non_null(o);
     return o;
+}
+
+/* The next reply on s (NULL after timeout_ms, scaled to the machine's
+ * load: test_scaled_ms). */
+static cJSON *recv_json(void *s, int timeout_ms)
+{
+    return recv_within(s, timeout_ms > 0 ? test_scaled_ms(timeout_ms) : 0);
 }
 
 static const char *type_of(const cJSON *o)
@@ -181,13 +202,14 @@ static const char *error_message(const cJSON *o)
     return cJSON_IsString(m) ? m->valuestring : "";
 }
 
-/* Waits for the final reply (not accepted/progress) of any request. */
+/* Waits for the final reply (not accepted/progress) of any request
+ * (timeout_ms scaled as by recv_json). */
 static cJSON *final_reply(void *s, int timeout_ms)
 {
-    double end = now_ms() + timeout_ms;
+    double end = now_ms() + test_scaled_ms(timeout_ms);
     for (;;) {
         int left = (int)(end - now_ms());
-        cJSON *o = recv_json(s, left > 0 ? left : 0);
+        cJSON *o = recv_within(s, left > 0 ? left : 0);
         if (!o)
             return NULL;
         const char *t = type_of(o);
@@ -197,24 +219,57 @@ static cJSON *final_reply(void *s, int timeout_ms)
     }
 }
 
-static void wait_ready(const char *endpoint, int timeout_ms)
+/* Waits until the daemon's status says "ready" (its tables loaded),
+ * through the C client with options o (NULL: plain; a CURVE daemon
+ * answers its own clients only). Loading takes seconds, or minutes on a
+ * loaded machine, and one answer may be late: a status left unanswered
+ * is asked again (a late answer to the earlier one is dropped by the
+ * client) until bound_ms have passed. The wait fails at once
+ * when the daemon exits, or says a metric failed or it is stopping. */
+static void wait_ready(daemon_proc *d, const qsv_client_options *o,
+                       int bound_ms)
 {
-    void *s = dealer(endpoint);
-    double end = now_ms() + timeout_ms;
-    int ready = 0;
-    while (!ready && now_ms() < end) {
-        send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
-        cJSON *o = final_reply(s, 5000);
-        assert_non_null(o);
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
-        assert_true(cJSON_IsString(st));
-        ready = strcmp(st->valuestring, "ready") == 0;
-        cJSON_Delete(o);
-        if (!ready)
+    qsv_client_options co;
+    if (o)
+        co = *o;
+    else
+        qsv_client_options_default(&co);
+    /* Long enough for a reply on a loaded machine (a reply later than
+     * this is dropped, its status asked again). */
+    co.timeout_ms = test_scaled_ms(2000);
+    qsv_client *c;
+    qsv_failure f;
+    assert_int_equal(qsv_client_open(d->endpoint, &co, &c, &f), QSV_OK);
+    double start = now_ms(), end = start + bound_ms;
+    char text[4096], state[32] = "no answer";
+    for (;;) {
+        int status;
+        if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+            d->pid = 0;
+            fail_msg("quadsolved exited (status %d) before it was ready",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        }
+        int rc = qsv_client_status(c, text, sizeof text, &f);
+        if (rc != QSV_OK && rc != QSV_ERR_NO_REPLY)
+            fail_msg("status: %s", f.message);
+        if (rc == QSV_OK) {
+            cJSON *j = cJSON_Parse(text);
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "state");
+            assert_true(cJSON_IsString(st));
+            snprintf(state, sizeof state, "%s", st->valuestring);
+            cJSON_Delete(j);
+            if (strcmp(state, "ready") == 0)
+                break;
+            if (strcmp(state, "loading") != 0)
+                fail_msg("quadsolved is %s, not ready: %s", state, text);
+        }
+        if (now_ms() > end)
+            fail_msg("quadsolved not ready after %.0f s (last state: %s)",
+                     (now_ms() - start) / 1000, state);
+        if (rc == QSV_OK)
             sleep_ms(50);
     }
-    zmq_close(s);
-    assert_true(ready);
+    qsv_client_close(c);
 }
 
 /* Waits until the daemon runs a request (on a loaded machine a worker
@@ -222,7 +277,7 @@ static void wait_ready(const char *endpoint, int timeout_ms)
 static void wait_running(const char *endpoint)
 {
     void *s = dealer(endpoint);
-    double end = now_ms() + 10000;
+    double end = now_ms() + test_scaled_ms(10000);
     int running = 0;
     while (!running && now_ms() < end) {
         send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
@@ -922,7 +977,7 @@ static void test_hostile_clients(void **state)
     start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
                  "--workers", "1", "--queue", "8", "--client-queue", "3",
                  "--log-level", "warn", NULL);
-    wait_ready(d.endpoint, 120000);
+    wait_ready(&d, NULL, 120000);
 
     void *vanishing = dealer(d.endpoint);
     send_str(vanishing, HOPELESS_SOLVE("c", ""));
@@ -1001,7 +1056,7 @@ static void test_request_limit(void **state)
     start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
                  "--workers", "1", "--request-limit-ms", "300",
                  "--log-level", "warn", NULL);
-    wait_ready(d.endpoint, 120000);
+    wait_ready(&d, NULL, 120000);
     void *s = dealer(d.endpoint);
     double t0 = now_ms();
     send_str(s, HOPELESS_SOLVE("nolimit", ""));
@@ -1037,7 +1092,7 @@ static void test_ipc_and_busy_and_sigterm(void **state)
     start_daemon(&d, "--bind", ep, "--metrics", "htm", "--queue", "2",
                  "--log-level", "warn", NULL);
     assert_string_equal(d.endpoint, ep);
-    wait_ready(d.endpoint, 120000);
+    wait_ready(&d, NULL, 120000);
     void *s = dealer(d.endpoint);
     send_str(s, SLOW_SOLVE("r", ""));  /* running */
     wait_running(d.endpoint);
@@ -1073,11 +1128,7 @@ static void test_ipc_and_busy_and_sigterm(void **state)
         cJSON_Delete(o);
     }
     assert_int_equal(cancelled, 3);
-    int status;
-    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    fclose(d.out);
+    assert_int_equal(wait_exit(&d), 0);
     zmq_close(s);
 }
 
@@ -1114,10 +1165,7 @@ static void test_loading_state(void **state)
     assert_non_null(o);
     assert_string_equal(error_code(o), "CANCELLED");
     cJSON_Delete(o);
-    int status;
-    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    fclose(d.out);
+    assert_int_equal(wait_exit(&d), 0);
     zmq_close(s);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -1229,8 +1277,11 @@ static void test_curve_refuses(void **state)
     o.client_secret = cli_sec;
     qsv_client *c;
     qsv_failure f;
+    /* (The client copies its options when it opens: the timeout is set
+     * before. Once set after, it left this ping 1 s, which a loaded
+     * machine can take.) */
+    o.timeout_ms = test_scaled_ms(5000);
     assert_int_equal(qsv_client_open(d.endpoint, &o, &c, &f), QSV_OK);
-    o.timeout_ms = 5000;
     assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
     qsv_client_close(c);
     assert_int_equal(stop_daemon(&d), 0);
@@ -1254,9 +1305,14 @@ static void test_curve_refuses(void **state)
     qsv_client_options_default(&o);
     snprintf(pubpath, sizeof pubpath, "%s.pub", srvkey);
     assert_int_equal(qsv_curve_load(pubpath, clikey, &keys, &o, &f), QSV_OK);
+    o.timeout_ms = test_scaled_ms(5000);
     assert_int_equal(qsv_client_open(d.endpoint, &o, &c, &f), QSV_OK);
     assert_int_equal(qsv_client_ping(c, &f), QSV_OK);
     qsv_client_close(c);
+    /* The CLI's solve below is queued until the robot tables are loaded
+     * (gigabytes: longer than the CLI waits beyond the solve's time on a
+     * loaded machine), so the daemon is ready first. */
+    wait_ready(&d, &o, 120000);
     /* a public key where the secret belongs is refused by name */
     assert_int_equal(qsv_curve_load(pubpath, "/nonexistent", &keys, &o, &f),
                      QSV_ERR_TRANSPORT);
@@ -1264,8 +1320,8 @@ static void test_curve_refuses(void **state)
     if (cli) {
         snprintf(cmd, sizeof cmd,
                  "'%s' --server %s --curve-server '%s' --curve-key '%s' "
-                 "--metric robot --scramble 'R U' 2>&1",
-                 cli, d.endpoint, pubpath, clikey);
+                 "--server-timeout-ms %d --metric robot --scramble 'R U' 2>&1",
+                 cli, d.endpoint, pubpath, clikey, test_scaled_ms(5000));
         FILE *p = popen(cmd, "r");
         char out[512] = "";
         assert_non_null(fgets(out, sizeof out, p));
@@ -1459,8 +1515,8 @@ static void test_cli_server(void **state)
     size_t n = fread(local, 1, sizeof local - 1, p);
     local[n] = '\0';
     assert_int_equal(WEXITSTATUS(pclose(p)), 1);
-    snprintf(cmd, sizeof cmd, "'%s' --server %s %s", cli,
-             main_daemon.endpoint, args);
+    snprintf(cmd, sizeof cmd, "'%s' --server %s --server-timeout-ms %d %s",
+             cli, main_daemon.endpoint, test_scaled_ms(5000), args);
     p = popen(cmd, "r");
     n = fread(remote, 1, sizeof remote - 1, p);
     remote[n] = '\0';
@@ -2030,7 +2086,7 @@ static void test_optimal_sigterm(void **state)
     start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
                  "--optimal-tables", "small", "--workers", "2",
                  "--log-level", "warn", NULL);
-    wait_ready(d.endpoint, 120000);
+    wait_ready(&d, NULL, 120000);
     /* A daemon that stops answering ends the C client's unbounded wait
      * for an optimal solve: its ping goes unanswered. */
     qsv_client *c;
@@ -2082,9 +2138,7 @@ static void test_optimal_sigterm(void **state)
     assert_string_equal(error_code(o), "CANCELLED");
     assert_string_equal(error_message(o), "daemon shutting down");
     cJSON_Delete(o);
-    assert_int_equal(waitpid(d.pid, &status, 0), d.pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    fclose(d.out);
+    assert_int_equal(wait_exit(&d), 0);
     zmq_close(s);
     free_cubes(cubes, 4);
 }
@@ -2160,11 +2214,25 @@ static void test_cli_server_optimal(void **state)
                  cases[i].scrambles[1], errl);
         int lrc = run_capture(cmd, local, sizeof local);
         snprintf(cmd, sizeof cmd,
-                 "'%s' solve --optimal --server %s --metric %s %s "
-                 "--scramble \"%s\" --scramble \"%s\" 2> '%s'",
-                 cli, main_daemon.endpoint, metric, cases[i].extra,
-                 cases[i].scrambles[0], cases[i].scrambles[1], errr);
+                 "'%s' solve --optimal --server %s --server-timeout-ms %d "
+                 "--metric %s %s --scramble \"%s\" --scramble \"%s\" "
+                 "2> '%s'",
+                 cli, main_daemon.endpoint, test_scaled_ms(5000), metric,
+                 cases[i].extra, cases[i].scrambles[0], cases[i].scrambles[1],
+                 errr);
         int rrc = run_capture(cmd, remote, sizeof remote);
+        if (rrc != lrc) {
+            /* Say what the CLI said (its errors go to the file). */
+            FILE *e = fopen(errr, "r");
+            char said[600] = "";
+            if (e) {
+                size_t k = fread(said, 1, sizeof said - 1, e);
+                said[k] = '\0';
+                fclose(e);
+            }
+            fail_msg("solve --server exited %d, a local solve %d: %s", rrc,
+                     lrc, said);
+        }
         assert_string_equal(local, remote);
         assert_int_equal(lrc, rrc);
         assert_int_equal(lrc, *cases[i].extra ? 1 : 0);
@@ -2183,9 +2251,9 @@ static void test_cli_server_optimal(void **state)
              cli);
     assert_int_equal(run_capture(cmd, local, sizeof local), 0);
     snprintf(cmd, sizeof cmd,
-             "'%s' solve --optimal --all --server %s --scramble "
-             "\"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
-             cli, main_daemon.endpoint);
+             "'%s' solve --optimal --all --server %s --server-timeout-ms %d "
+             "--scramble \"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
+             cli, main_daemon.endpoint, test_scaled_ms(5000));
     assert_int_equal(run_capture(cmd, remote, sizeof remote), 0);
     int nl = 0, nr = 0;
     for (char *p = strtok(local, "\n"); p && nl < 64; p = strtok(NULL, "\n"))
@@ -2216,7 +2284,19 @@ static int setup(void **state)
     start_daemon(&main_daemon, "--bind", "tcp://127.0.0.1:0", "--metrics",
                  "all", "--client-queue", "256", "--log-level", "warn",
                  NULL);
-    wait_ready(main_daemon.endpoint, 600000);
+    wait_ready(&main_daemon, NULL, 600000);
+    return 0;
+}
+
+/* After each test: the daemons it started and left running (it failed
+ * before it stopped them) are killed, and the shared daemon runs again if
+ * the test had stopped it (SIGSTOP). */
+static int after_test(void **state)
+{
+    (void)state;
+    test_kill_children(main_daemon.pid);
+    if (main_daemon.pid > 0)
+        kill(main_daemon.pid, SIGCONT);
     return 0;
 }
 
@@ -2224,6 +2304,7 @@ static int teardown(void **state)
 {
     (void)state;
     int rc = stop_daemon(&main_daemon);
+    test_kill_all_children();
     for (int m = 0; m < QS_METRIC_COUNT; m++)
         qtab_close(local_sets[m]);
     /* Not zmq_ctx_term: a failed test may have left a socket open, and
@@ -2231,6 +2312,9 @@ static int teardown(void **state)
     zmq_ctx_shutdown(zctx);
     return rc == 0 ? 0 : -1;
 }
+
+/* Every test, followed by after_test. */
+#define TEST(f) cmocka_unit_test_teardown(f, after_test)
 
 int main(void)
 {
@@ -2240,34 +2324,34 @@ int main(void)
     if (filter && *filter)
         cmocka_set_test_filter(filter);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_correct_all_metrics),
-        cmocka_unit_test(test_req_client),
-        cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_hostile_text),
-        cmocka_unit_test(test_deadline),
-        cmocka_unit_test(test_client_vanishes),
-        cmocka_unit_test(test_client_closes_at_once),
-        cmocka_unit_test(test_fairness),
-        cmocka_unit_test(test_hostile_clients),
-        cmocka_unit_test(test_request_limit),
-        cmocka_unit_test(test_c_client),
-        cmocka_unit_test(test_cli_server),
-        cmocka_unit_test(test_optimal_lengths),
-        cmocka_unit_test(test_optimal_all),
-        cmocka_unit_test(test_optimal_refused),
-        cmocka_unit_test(test_optimal_cancel),
-        cmocka_unit_test(test_optimal_c_client),
-        cmocka_unit_test(test_optimal_robot),
-        cmocka_unit_test(test_cli_server_optimal),
-        cmocka_unit_test(test_load_64_clients),
-        cmocka_unit_test(test_line_mode),
-        cmocka_unit_test(test_line_mode_nul),
-        cmocka_unit_test(test_ipc_and_busy_and_sigterm),
-        cmocka_unit_test(test_loading_state),
-        cmocka_unit_test(test_table_fifo),
-        cmocka_unit_test(test_optimal_sigterm),
-        cmocka_unit_test(test_curve_refuses),
+        TEST(test_bad_input),
+        TEST(test_correct_all_metrics),
+        TEST(test_req_client),
+        TEST(test_cancel),
+        TEST(test_hostile_text),
+        TEST(test_deadline),
+        TEST(test_client_vanishes),
+        TEST(test_client_closes_at_once),
+        TEST(test_fairness),
+        TEST(test_hostile_clients),
+        TEST(test_request_limit),
+        TEST(test_c_client),
+        TEST(test_cli_server),
+        TEST(test_optimal_lengths),
+        TEST(test_optimal_all),
+        TEST(test_optimal_refused),
+        TEST(test_optimal_cancel),
+        TEST(test_optimal_c_client),
+        TEST(test_optimal_robot),
+        TEST(test_cli_server_optimal),
+        TEST(test_load_64_clients),
+        TEST(test_line_mode),
+        TEST(test_line_mode_nul),
+        TEST(test_ipc_and_busy_and_sigterm),
+        TEST(test_loading_state),
+        TEST(test_table_fifo),
+        TEST(test_optimal_sigterm),
+        TEST(test_curve_refuses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

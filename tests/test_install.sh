@@ -30,7 +30,9 @@ done
 
 # The man pages: made from each program's --help (an option of each
 # shows) and its man/*.h2m (a section of each shows), and man formats
-# them without complaint.
+# them without complaint. Each has a SYNOPSIS: help2man makes one only
+# from a first line "Usage: PROGRAM ..." (capital U), so a usage text
+# starting "usage:" would silently lose it.
 man1="$prefix/share/man/man1"
 check_page() { # PAGE OPTION TEXT
     local text
@@ -39,6 +41,10 @@ check_page() { # PAGE OPTION TEXT
     [ ! -s "$tmp/man.err" ] || fail "man warns on $1.1: $(head -3 "$tmp/man.err")"
     echo "$text" | grep -q -- "$2" || fail "$1.1 lacks $2 (from --help)"
     echo "$text" | grep -q -- "$3" || fail "$1.1 lacks $3 (from man/$1.h2m)"
+    echo "$text" | grep -qx "SYNOPSIS" ||
+        fail "$1.1 has no SYNOPSIS (does $1 --help start with \"Usage: $1\"?)"
+    echo "$text" | sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' | grep -q "^ *$1 " ||
+        fail "$1.1's SYNOPSIS does not show the command line"
 }
 check_page quadsolve --metric QUADSOLVE_TABLES
 check_page quadsolved --robot-tables QUADSOLVED_OPTS

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -543,16 +542,15 @@ static const char *env_path(const char *name)
 }
 
 /* Starts argv in the background, stdout to a pipe whose first line is
- * returned in line, stderr to err_path (or /dev/null). */
+ * returned in line (waiting wait_ms at most, scaled to the load), stderr
+ * to err_path (or /dev/null). */
 static pid_t start_bg(const char *const *argv, const char *err_path,
                       char *line, size_t len, int wait_ms)
 {
     int out[2];
     assert_int_equal(pipe(out), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(out[1], STDOUT_FILENO);
         int e = open(err_path ? err_path : "/dev/null",
                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -565,7 +563,7 @@ static pid_t start_bg(const char *const *argv, const char *err_path,
     }
     close(out[1]);
     size_t n = 0;
-    int64_t end = mono_ms() + wait_ms;
+    int64_t end = mono_ms() + test_scaled_ms(wait_ms);
     while (n < len - 1 && (n == 0 || line[n - 1] != '\n')) {
         struct pollfd p = {out[0], POLLIN, 0};
         int left = (int)(end - mono_ms());
@@ -587,7 +585,7 @@ static int stop_bg(pid_t pid)
         return -1;
     kill(pid, SIGTERM);
     int st = 0;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     while (waitpid(pid, &st, WNOHANG) == 0) {
         if (mono_ms() > end) {
             kill(pid, SIGKILL);
@@ -620,6 +618,8 @@ static int group_teardown(void **state)
             stop_bg(fx->sim[i]);
     if (fx->daemon > 0)
         stop_bg(fx->daemon);
+    /* and any a failed test left behind (its slot reused by the next) */
+    test_kill_all_children();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
     if (system(cmd) != 0)
@@ -739,10 +739,8 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
     char out[256], err[256];
     snprintf(out, sizeof out, "%s/out.json", fx->dir);
     snprintf(err, sizeof err, "%s/ctl.log", fx->dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int in = open("/dev/null", O_RDONLY);
@@ -1184,10 +1182,8 @@ static void test_e2e_old_firmware(void **state)
     socklen_t alen = sizeof a;
     assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
     int port = ntohs(a.sin_port);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         int c = accept(ls, NULL, NULL);
         fwp_message m;
         memset(&m, 0, sizeof m);
@@ -1348,8 +1344,7 @@ static void test_e2e_frozen_firmware(void **state)
     const char *args[] = {"--moves", moves, "--port", portspec, "--json",
                           "--connect-timeout-ms", "8000", "-q", NULL};
     pid_t sim = fx->sim[0];
-    pid_t freezer = fork();
-    assert_true(freezer >= 0);
+    pid_t freezer = test_fork();
     if (freezer == 0) {
         /* Freeze the firmware 0.6 s into the run (a fifth of the steps)
          * for 4 s: the host's watchdog (3 s) ends the run first, its

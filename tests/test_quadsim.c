@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -671,11 +670,8 @@ static void sim_start(simproc *sp, const char *const *args)
     argv[n] = NULL;
     int out[2];
     assert_int_equal(pipe(out), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
-        /* Never outlive a test that crashed. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(out[1], STDOUT_FILENO);
         close(out[0]);
         close(out[1]);
@@ -686,7 +682,7 @@ static void sim_start(simproc *sp, const char *const *args)
     sp->pid = pid;
     char line[256];
     size_t len = 0;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     while (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n')) {
         struct pollfd p = {out[0], POLLIN, 0};
         int left = (int)(end - mono_ms());
@@ -711,7 +707,7 @@ static int sim_stop(simproc *sp, int sig)
 {
     kill(sp->pid, sig);
     int status;
-    int64_t end = mono_ms() + 5000;
+    int64_t end = mono_ms() + test_scaled_ms(5000);
     for (;;) {
         pid_t r = waitpid(sp->pid, &status, WNOHANG);
         if (r == sp->pid)
@@ -1455,7 +1451,7 @@ static void test_command_line(void **state)
     fixture *fx = *state;
     char out[8192];
     assert_int_equal(run_cli("--help", out, sizeof out), 0);
-    assert_non_null(strstr(out, "usage: quadsim"));
+    assert_non_null(strstr(out, "Usage: quadsim"));
     assert_non_null(strstr(out, "--disconnect-after"));
     static const struct {
         const char *args, *says;

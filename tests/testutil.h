@@ -1,7 +1,9 @@
 /*
  * testutil.h - helpers shared by the tests: where the benchmark cubes are,
  * reading them, and opening the table set of a metric from the cache that
- * the `tables` ctest fixture fills.
+ * the `tables` ctest fixture fills; the processes a test starts (daemons,
+ * simulators), which never outlive it; and waits scaled to the machine's
+ * load.
  */
 #ifndef QS_TESTUTIL_H
 #define QS_TESTUTIL_H
@@ -135,6 +137,121 @@ static inline char *test_read_all(FILE *f)
     }
     buf[len] = '\0';
     return buf;
+}
+
+/* ------------------------------------------- processes a test starts */
+
+/* Every daemon or simulator a test starts comes from test_fork. A process
+ * left running by a failed test holds the test's stderr, which is ctest's
+ * output pipe, so ctest would wait its whole timeout (600 s) for it to
+ * close; so each child dies with the test process (PR_SET_PDEATHSIG:
+ * after a crash or ctest's own kill too), and test_kill_children, run
+ * by the tests' teardown and at exit, ends those still running at once. */
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEST_MAX_CHILDREN 64
+static pid_t test_children[TEST_MAX_CHILDREN];
+
+/* Whether child pid still runs, without reaping it (the test may want
+ * its exit status); false too once the test has reaped it, so a pid the
+ * system gave to another process is never taken for it. */
+static inline int test_child_running(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == 0;
+}
+
+/* SIGKILLs and reaps every child started by test_fork that still runs,
+ * except keep (0: none). */
+static inline void test_kill_children(pid_t keep)
+{
+    for (int i = 0; i < TEST_MAX_CHILDREN; i++) {
+        pid_t pid = test_children[i];
+        if (pid <= 0 || pid == keep)
+            continue;
+        test_children[i] = 0;
+        if (!test_child_running(pid))
+            continue;
+        kill(pid, SIGCONT); /* a test may have stopped it */
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+}
+
+static inline void test_kill_all_children(void)
+{
+    test_kill_children(0);
+}
+
+/* fork() for a process the test starts (it then execs): asserted to
+ * succeed, remembered for test_kill_children, and killed by the kernel
+ * when the test process ends. Returns 0 in the child, as fork does. */
+static inline pid_t test_fork(void)
+{
+    static int at_exit;
+    if (!at_exit && atexit(test_kill_all_children) == 0)
+        at_exit = 1;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) /* the test died before prctl */
+            _exit(127);
+        return 0;
+    }
+    for (int i = 0; i < TEST_MAX_CHILDREN; i++)
+        if (test_children[i] <= 0 || !test_child_running(test_children[i])) {
+            test_children[i] = pid;
+            return pid;
+        }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    fail_msg("more than %d processes started by one test", TEST_MAX_CHILDREN);
+    return -1;
+}
+
+/* ------------------------------------------------------- scaled waits */
+
+/* A bound on a wait for another process (a reply, a start-up), scaled
+ * to the machine: base_ms when it is idle, longer by its load per core
+ * (the larger of /proc/loadavg's 1- and 5-minute figures; at most 10
+ * times), twice that under the sanitizers, or QS_TEST_TIME_SCALE times
+ * when that is set. A shared 2-core machine runs at a load of 8 to 13
+ * when several builds and test suites run at once, and then a daemon
+ * may take seconds to answer what takes it milliseconds; the bounds
+ * still end a wait for a process that is stuck. Timings the tests
+ * assert are not scaled. */
+static inline int test_scaled_ms(int base_ms)
+{
+    double scale = 1;
+    const char *env = getenv("QS_TEST_TIME_SCALE");
+    if (env && *env) {
+        scale = atof(env);
+        if (!(scale >= 1))
+            scale = 1;
+    } else {
+        double l1 = 0, l5 = 0;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        FILE *f = fopen("/proc/loadavg", "r");
+        if (f) {
+            if (fscanf(f, "%lf %lf", &l1, &l5) != 2)
+                l1 = l5 = 0;
+            fclose(f);
+        }
+        double per_core = (l1 > l5 ? l1 : l5) / (double)(cores > 0 ? cores : 1);
+        scale = per_core > 10 ? 10 : per_core > 1 ? per_core : 1;
+#if defined(__SANITIZE_ADDRESS__)
+        scale *= 2;
+#endif
+    }
+    double ms = base_ms * scale;
+    return ms > 2e9 ? 2000000000 : (int)ms;
 }
 
 #endif

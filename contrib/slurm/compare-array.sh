@@ -40,9 +40,28 @@ mkdir -p "$outdir"
 
 # Written under a temporary name and renamed, so a file that exists is
 # complete even if the task was killed.
+# Exit status 1 with an "error: CODE:" line for a cube the solver could
+# not solve (a bad cube, a length or time limit) is a result: compare
+# records it. A failed solve is not: another status (bad SOLVE_ARGS, a
+# crash, a kill), or a line saying the solver itself could not work
+# (tables that cannot be opened, a daemon that does not answer), would
+# otherwise become a shard of failures that merges like a real one. The
+# task fails instead, with the reason on stderr (GNU parallel then stops
+# the study: contrib/parallel runs this body).
+solve_status=0
 # shellcheck disable=SC2086
 "$qs" solve ${SOLVE_ARGS:---time-ms 100} --threads "$threads" \
-    --shard "$k/$n" <"$cubes" >"$outdir/solve-$k.txt.tmp" || true
+    --shard "$k/$n" <"$cubes" >"$outdir/solve-$k.txt.tmp" || solve_status=$?
+cube_errors='LENGTH|CHARACTER|CENTER|COLOR_COUNT|CORNER|EDGE|DUP_CORNER'
+cube_errors+='|DUP_EDGE|TWIST|FLIP|PARITY|MOVE|INVALID_CUBE|INVALID_MOVES'
+cube_errors+='|TIMEOUT|NOT_FOUND|DEADLINE'
+failed=$(grep -E '^error: ' "$outdir/solve-$k.txt.tmp" |
+    grep -E -v -m 1 "^error: ($cube_errors):" || true)
+if [ "$solve_status" -gt 1 ] || [ -n "$failed" ]; then
+    echo "compare-array.sh: task $k: quadsolve solve failed" \
+        "(exit status $solve_status)${failed:+: $failed}" >&2
+    exit $((solve_status > 1 ? solve_status : 1))
+fi
 mv "$outdir/solve-$k.txt.tmp" "$outdir/solve-$k.txt"
 
 # Exit status 1 means some solution failed its check; that is recorded in
