@@ -51,6 +51,7 @@
 /* Descriptors whose connection is tracked by identity (higher ones are
  * cancelled by descriptor alone). */
 #define MAX_TRACKED_FD 1024
+#define EARLIER_IDS 2      /* earlier connections remembered per descriptor */
 #define SEND_HWM 1000
 
 typedef enum { TABLES_LOADING, TABLES_READY, TABLES_FAILED } table_state;
@@ -105,6 +106,12 @@ struct server {
         uint8_t closed;          /* its connection closed, and no new one
                                     has been accepted on it yet */
         int stale_events;        /* disconnects already handled */
+        /* The identities of the connections the descriptor carried
+         * before (EARLIER_IDS, most recent first): a request that comes
+         * with one of them while another connection holds the descriptor
+         * was read late, after its connection closed (see receive_one). */
+        uint8_t earlier[EARLIER_IDS][MAX_IDENTITY];
+        uint8_t earlier_len[EARLIER_IDS];
     } conn[MAX_TRACKED_FD];
     char endpoint[256];
     int wake[2];             /* pipe: workers and signals -> main loop */
@@ -808,6 +815,8 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
 static void note_connection(server *s, int fd, const uint8_t *identity,
                             size_t idlen);
 static void drain_monitor(server *s);
+static int from_earlier_connection(const server *s, int fd,
+                                   const uint8_t *identity, size_t idlen);
 
 /* Receives one whole message from the ROUTER (identity, an optional empty
  * delimiter, the request) and handles it. Returns 0 when there was none. */
@@ -866,7 +875,8 @@ static int receive_one(server *s, char *frame)
      * started now would hold a worker with nothing to cancel it. The
      * monitor is read first (see drain_monitor for why that is enough). */
     drain_monitor(s);
-    if (srcfd >= 0 && srcfd < MAX_TRACKED_FD && s->conn[srcfd].closed) {
+    if ((srcfd >= 0 && srcfd < MAX_TRACKED_FD && s->conn[srcfd].closed) ||
+        from_earlier_connection(s, srcfd, identity, idlen)) {
         qsd_log(QSD_LOG_DEBUG,
                 "a request from a closed connection is dropped");
         return 1;
@@ -984,6 +994,41 @@ static void cancel_connection(server *s, int fd, const uint8_t *identity,
                 dropped, stopped);
 }
 
+/* The descriptor's current connection has closed: its identity joins
+ * the earlier ones. */
+static void remember_earlier(server *s, int fd)
+{
+    memmove(s->conn[fd].earlier[1], s->conn[fd].earlier[0],
+            sizeof s->conn[fd].earlier[0] * (EARLIER_IDS - 1));
+    memmove(&s->conn[fd].earlier_len[1], &s->conn[fd].earlier_len[0],
+            EARLIER_IDS - 1);
+    memcpy(s->conn[fd].earlier[0], s->conn[fd].identity, s->conn[fd].len);
+    s->conn[fd].earlier_len[0] = s->conn[fd].len;
+}
+
+/* Whether a request that came on descriptor fd with this identity belongs
+ * to a connection of fd that has closed: the ROUTER queues each
+ * connection apart and reads them in turn, so a request sent just before
+ * its connection closed can be read after the close was reported and a
+ * new connection accepted on the same descriptor (whose accept cleared
+ * fd's closed flag), even after that one's first request. Only identities
+ * the ROUTER generated are judged (they begin with a zero byte, which
+ * ZeroMQ forbids to identities a peer sets, and are never given twice);
+ * a peer that sets its own may reconnect with it. */
+static int from_earlier_connection(const server *s, int fd,
+                                   const uint8_t *identity, size_t idlen)
+{
+    if (fd < 0 || fd >= MAX_TRACKED_FD || idlen == 0 || identity[0] != 0 ||
+        (s->conn[fd].len == idlen &&
+         memcmp(s->conn[fd].identity, identity, idlen) == 0))
+        return 0;
+    for (int i = 0; i < EARLIER_IDS; i++)
+        if (s->conn[fd].earlier_len[i] == idlen &&
+            memcmp(s->conn[fd].earlier[i], identity, idlen) == 0)
+            return 1;
+    return 0;
+}
+
 /* Called for each request with the descriptor it came on. A descriptor
  * is reused as soon as its connection closes, and the request of a new
  * connection can be read before the monitor's event about the old one:
@@ -1001,6 +1046,7 @@ static void note_connection(server *s, int fd, const uint8_t *identity,
          memcmp(s->conn[fd].identity, identity, idlen) != 0)) {
         cancel_connection(s, fd, s->conn[fd].identity, s->conn[fd].len);
         s->conn[fd].stale_events++;
+        remember_earlier(s, fd);
     }
     memcpy(s->conn[fd].identity, identity, idlen);
     s->conn[fd].len = (uint8_t)idlen;
@@ -1054,6 +1100,7 @@ static void drain_monitor(server *s)
             s->conn[fd].stale_events--; /* handled in note_connection */
         } else if (s->conn[fd].len) {
             cancel_connection(s, fd, s->conn[fd].identity, s->conn[fd].len);
+            remember_earlier(s, fd);
             s->conn[fd].len = 0;
         }
     }

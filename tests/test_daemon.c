@@ -903,6 +903,51 @@ static void test_client_closes_at_once(void **state)
     zmq_close(s);
 }
 
+/* The same, with the closing client's successor already waiting: while
+ * the daemon is stopped, a client sends a solve and closes, and the next
+ * connects (on the descriptor just freed, once the daemon runs) and sends
+ * a ping. The ROUTER reads its connections in turn, so the old request
+ * may come after the new connection's ping, when the descriptor's state
+ * speaks of the new one: it must still be dropped, not left to hold a
+ * worker (found by CI under load, 2026-11-25). */
+static void test_client_replaced_at_once(void **state)
+{
+    (void)state;
+    char req[512];
+    void *watch = dealer(main_daemon.endpoint);
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int linger = 2000;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
+    send_str(s, "{\"id\":\"p\",\"op\":\"ping\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    cJSON_Delete(o);
+    for (int i = 0; i < 12; i++) {
+        kill(main_daemon.pid, SIGSTOP);
+        snprintf(req, sizeof req, HOPELESS_SOLVE("old-%d", ""), i);
+        send_str(s, req);
+        zmq_close(s);
+        s = zmq_socket(zctx, ZMQ_DEALER);
+        zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+        assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
+        send_str(s, "{\"id\":\"p\",\"op\":\"ping\"}");
+        sleep_ms(50);
+        kill(main_daemon.pid, SIGCONT);
+        o = final_reply(s, 5000);
+        assert_non_null(o);
+        assert_string_equal(type_of(o), "pong");
+        cJSON_Delete(o);
+    }
+    zmq_close(s);
+    double end = now_ms() + test_scaled_ms(15000);
+    int left;
+    while ((left = solves_in_flight(watch)) > 0 && now_ms() < end)
+        sleep_ms(20);
+    assert_int_equal(left, 0);
+    zmq_close(watch);
+}
+
 /* Round robin: a client behind another's pipelined batch is served next. */
 static void test_fairness(void **state)
 {
@@ -2332,6 +2377,7 @@ int main(void)
         TEST(test_deadline),
         TEST(test_client_vanishes),
         TEST(test_client_closes_at_once),
+        TEST(test_client_replaced_at_once),
         TEST(test_fairness),
         TEST(test_hostile_clients),
         TEST(test_request_limit),
