@@ -149,6 +149,14 @@ static int tilt_children(uint64_t base, uint64_t stride, int k, int n,
     return n;
 }
 
+/* The index of a (class, twist, tilt class) state whose twist tw and
+ * tilt class k are seen through symmetry s. */
+static uint64_t twist_tilt_index(const qs_tables *t, uint64_t cls, int tw,
+                                 int k, int s)
+{
+    return (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT + t->axis_conj[k][s];
+}
+
 /* ---- robot phase 1: (phase-1 entry, tilt class k), index entry * 3 + k.
  * A class turns every move off its axis; a tilt, one robot move, changes
  * the class to either other one and leaves the cube alone. */
@@ -167,26 +175,31 @@ static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
         moves &= moves - 1;
         int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
                   move_row(t, t->flip_move, flip)[m];
-        int s2 = t->fs_sym[fs2];
-        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]][s2];
-        child[n] = ((uint64_t)t->fs_class[fs2] * N_TWIST + tw2) * N_TILT +
-                   t->axis_conj[k][s2];
+        child[n] = twist_tilt_index(t, t->fs_class[fs2],
+                                    move_row(t, t->twist_move, tw)[m], k,
+                                    t->fs_sym[fs2]);
         cost[n++] = 1;
     }
     return tilt_children(p1 * N_TILT, 1, k, n, child, cost);
 }
 
-static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+/* The other indices of state idx of a (class, twist, tilt class) space
+ * that the self-symmetries of its class (selfsym[class]) give. */
+static int twist_tilt_equivalents(const qs_tables *t, const uint16_t *selfsym,
+                                  uint64_t idx, uint64_t *out)
 {
-    const qs_tables *t = sp->t;
-    uint64_t p1 = idx / N_TILT, cls = p1 / N_TWIST;
-    int k = (int)(idx % N_TILT), tw = (int)(p1 % N_TWIST), n = 0;
-    unsigned self = t->fs_selfsym[cls];
+    uint64_t entry = idx / N_TILT, cls = entry / N_TWIST;
+    int k = (int)(idx % N_TILT), tw = (int)(entry % N_TWIST), n = 0;
+    unsigned self = selfsym[cls];
     for (int s = 1; s < N_SYM; s++)
         if (self >> s & 1)
-            out[n++] = (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT +
-                       t->axis_conj[k][s];
+            out[n++] = twist_tilt_index(t, cls, tw, k, s);
     return n;
+}
+
+static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    return twist_tilt_equivalents(sp->t, sp->t->fs_selfsym, idx, out);
 }
 
 /* ---- robot corners: (corner class, twist, tilt class k), index
@@ -204,10 +217,9 @@ static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int c2 = move_row(t, t->corners_move, corners)[m];
-        int s = t->corner_sym[c2];
-        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]][s];
-        child[n] = ((uint64_t)t->corner_class[c2] * N_TWIST + tw2) * N_TILT +
-                   t->axis_conj[k][s];
+        child[n] = twist_tilt_index(t, t->corner_class[c2],
+                                    move_row(t, t->twist_move, tw)[m], k,
+                                    t->corner_sym[c2]);
         cost[n++] = 1;
     }
     return tilt_children(entry * N_TILT, 1, k, n, child, cost);
@@ -215,15 +227,7 @@ static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
 
 static int rcorners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
 {
-    const qs_tables *t = sp->t;
-    uint64_t entry = idx / N_TILT, cls = entry / N_TWIST;
-    int k = (int)(idx % N_TILT), tw = (int)(entry % N_TWIST), n = 0;
-    unsigned self = t->corner_selfsym[cls];
-    for (int s = 1; s < N_SYM; s++)
-        if (self >> s & 1)
-            out[n++] = (cls * N_TWIST + t->twist_conj[tw][s]) * N_TILT +
-                       t->axis_conj[k][s];
-    return n;
+    return twist_tilt_equivalents(sp->t, sp->t->corner_selfsym, idx, out);
 }
 
 /* ---- robot phase 2: (phase-2 entry, class k, class e to end in), index

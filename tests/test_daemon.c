@@ -856,6 +856,27 @@ static int solves_in_flight(void *s)
     return n;
 }
 
+#define PING "{\"id\":\"p\",\"op\":\"ping\"}"
+
+/* A DEALER to the main daemon whose requests still leave after
+ * zmq_close (it lingers), so a test can send and close at once. */
+static void *lingering_dealer(void)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int linger = 2000;
+    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+    assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
+    return s;
+}
+
+static void expect_pong(void *s)
+{
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    assert_string_equal(type_of(o), "pong");
+    cJSON_Delete(o);
+}
+
 /* Issue 15, item 2: a client that sends a solve and closes its socket at
  * once leaves no search behind, even when the daemon reads the request
  * only after it has seen the connection close: such a request is
@@ -872,15 +893,10 @@ static void test_client_closes_at_once(void **state)
      * closing, stand in for it. */
     void *watch = dealer(main_daemon.endpoint);
     for (int i = 0; i < 3; i++) {
-        void *s = zmq_socket(zctx, ZMQ_DEALER);
-        int linger = 2000; /* the request leaves before the socket goes */
-        zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-        assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
+        void *s = lingering_dealer();
         /* A round trip first: the connection is up before the stop. */
-        send_str(s, "{\"id\":\"p\",\"op\":\"ping\"}");
-        cJSON *o = final_reply(s, 5000);
-        assert_non_null(o);
-        cJSON_Delete(o);
+        send_str(s, PING);
+        expect_pong(s);
         kill(main_daemon.pid, SIGSTOP);
         snprintf(req, sizeof req, HOPELESS_SOLVE("gone-%d", ""), i);
         send_str(s, req);
@@ -915,29 +931,19 @@ static void test_client_replaced_at_once(void **state)
     (void)state;
     char req[512];
     void *watch = dealer(main_daemon.endpoint);
-    void *s = zmq_socket(zctx, ZMQ_DEALER);
-    int linger = 2000;
-    zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-    assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
-    send_str(s, "{\"id\":\"p\",\"op\":\"ping\"}");
-    cJSON *o = final_reply(s, 5000);
-    assert_non_null(o);
-    cJSON_Delete(o);
+    void *s = lingering_dealer();
+    send_str(s, PING);
+    expect_pong(s);
     for (int i = 0; i < 12; i++) {
         kill(main_daemon.pid, SIGSTOP);
         snprintf(req, sizeof req, HOPELESS_SOLVE("old-%d", ""), i);
         send_str(s, req);
         zmq_close(s);
-        s = zmq_socket(zctx, ZMQ_DEALER);
-        zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-        assert_int_equal(zmq_connect(s, main_daemon.endpoint), 0);
-        send_str(s, "{\"id\":\"p\",\"op\":\"ping\"}");
+        s = lingering_dealer();
+        send_str(s, PING);
         sleep_ms(50);
         kill(main_daemon.pid, SIGCONT);
-        o = final_reply(s, 5000);
-        assert_non_null(o);
-        assert_string_equal(type_of(o), "pong");
-        cJSON_Delete(o);
+        expect_pong(s);
     }
     zmq_close(s);
     double end = now_ms() + test_scaled_ms(15000);
