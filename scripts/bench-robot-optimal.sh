@@ -25,14 +25,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 count=${1:-50}
 moves=${2:-10}
 seed=${3:-1}
-build=${BUILD:-build}
 threads=${THREADS:-2}
 profile=${PROFILE:-default}
 times=${TIMES:-10 100 1000}
-qs="$PWD/$build/cli/quadsolve"
-[ -x "$qs" ] || { echo "no $qs: build first (scripts/build.sh)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source scripts/bench-lib.sh
+bench_init
 
 # awk numbers are doubles, so the generator is Park and Miller's minimal
 # standard one, whose products stay below 2^46 and so are exact.

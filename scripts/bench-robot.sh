@@ -31,20 +31,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 count=${1:-2000}
 time_ms=${2:-10}
 seed=${3:-20261124}
-build=${BUILD:-build}
 threads=${THREADS:-2}
 profile=${PROFILE:-default}
 objective=${OBJECTIVE:-moves}
 passes=${PASSES:-2}
 size=${TABLE_SIZE:-large}
 warmup=${QPHASE_WARMUP:-50}
-qs="$PWD/$build/cli/quadsolve"
-[ -x "$qs" ] || { echo "no $qs: build first (scripts/build.sh)" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source scripts/bench-lib.sh
+bench_init
 
-"$qs" random "$count" --seed "$seed" >"$tmp/cubes"
-echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_cubes "$count" "$seed"
 echo "== $count cubes (quadsolve random $count --seed $seed), $time_ms ms," \
      "$threads threads, profile $profile, objective $objective, tables $size"
 
