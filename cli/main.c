@@ -51,7 +51,7 @@ void cli_usage(FILE *out)
         "    --all              with --optimal: every optimal solution, one\n"
         "                       line each as found, commuting opposite-face\n"
         "                       pairs once, in parentheses: \"(U D') R2\"\n"
-        "    --table-size S     large (default) or small tables: --optimal\n"
+        "    --table-size S     large (default), small or h48 tables: --optimal\n"
         "                       large adds 845 MB (generated once in\n"
         "                       minutes), --metric robot large adds 2.25 GB\n"
         "                       (about a minute); small is for small\n"

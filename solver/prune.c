@@ -30,7 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { UNREACHED = 0xff, CHUNK = 1 << 16, MAX_CHILDREN = QS_MOVE_COUNT };
+enum {
+    UNREACHED = 0xff,
+    CHUNK = 1 << 16,
+    MAX_CHILDREN = QS_MOVE_COUNT,
+    MAX_EQUIV = 48 /* other entries of one cube: the H48 stabilisers */
+};
 
 typedef struct space space;
 struct space {
@@ -42,6 +47,7 @@ struct space {
                     uint8_t *cost);
     /* other entries that stand for the same cube as idx */
     int (*equivalents)(const space *sp, uint64_t idx, uint64_t *out);
+    const qs_h48 *h48; /* the H48 space's tables, else NULL */
 };
 
 /* ---- phase 1 space */
@@ -271,6 +277,36 @@ static int rphase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     return n;
 }
 
+/* ---- H48 (h = 0): index class * H48_N_ESEP + esep, esep in the class
+ * representative's frame (see qs_internal.h). */
+
+static int h48_children(const space *sp, uint64_t idx, uint64_t *child,
+                        uint8_t *cost)
+{
+    const qs_h48 *x = sp->h48;
+    uint32_t cocsep = x->class_rep[idx / H48_N_ESEP];
+    int esep = (int)(idx % H48_N_ESEP), cls;
+    for (int m = 0; m < 18; m++) {
+        child[m] = h48_index(x, x->cocsep_move[cocsep * 18 + (uint32_t)m],
+                             x->esep_move[esep][m], &cls);
+        cost[m] = 1;
+    }
+    return 18;
+}
+
+static int h48_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    const qs_h48 *x = sp->h48;
+    uint64_t cls = idx / H48_N_ESEP, self = x->class_stab[cls] & ~1ull;
+    int esep = (int)(idx % H48_N_ESEP), n = 0;
+    while (self) {
+        int s = __builtin_ctzll(self);
+        self &= self - 1;
+        out[n++] = cls * H48_N_ESEP + x->esep_conj[esep][s];
+    }
+    return n;
+}
+
 /* ---- threaded breadth-first search */
 
 typedef struct {
@@ -322,7 +358,7 @@ static void *bfs_level_worker(void *arg)
     const space *sp = job->sp;
     uint8_t *dist = job->dist;
     const int d = job->level;
-    uint64_t child[MAX_CHILDREN], equiv[N_SYM];
+    uint64_t child[MAX_CHILDREN], equiv[MAX_EQUIV];
     uint8_t cost[MAX_CHILDREN];
     uint64_t chunks = (sp->n + CHUNK - 1) / CHUNK;
 
@@ -391,7 +427,7 @@ static int run_threads(int threads, void *(*fn)(void *), void *arg)
 static int bfs(const space *sp, const uint64_t *starts, int n_starts,
                uint8_t *dist, int threads, bfs_job *job)
 {
-    uint64_t equiv[N_SYM];
+    uint64_t equiv[MAX_EQUIV];
     memset(dist, UNREACHED, sp->n);
     for (int i = 0; i < n_starts; i++) {
         dist[starts[i]] = 0;
@@ -491,7 +527,7 @@ static int generate_phase1(const qs_tables *t, void *buf, int threads,
                            bfs_job *job)
 {
     space sp = {t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
-                phase1_equivalents};
+                phase1_equivalents, NULL};
     uint8_t *dist = malloc(sp.n);
     if (!dist)
         return QS_ERR_NOMEM;
@@ -541,7 +577,7 @@ static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
                            bfs_job *job)
 {
     space sp = {t, N_PHASE2, PHASE2_MAX_DIST, phase2_children,
-                phase2_equivalents};
+                phase2_equivalents, NULL};
     return generate_nibbles(&sp, (uint64_t)t->corner_class[0] * N_PERM8,
                             buf, threads, job);
 }
@@ -550,7 +586,7 @@ static int generate_corners(const qs_tables *t, uint8_t *buf, int threads,
                             bfs_job *job)
 {
     space sp = {t, N_CORNERS_OPT, PHASE2_MAX_DIST, corners_children,
-                corners_equivalents};
+                corners_equivalents, NULL};
     return generate_nibbles(&sp, (uint64_t)t->corner_class[0] * N_TWIST,
                             buf, threads, job);
 }
@@ -561,7 +597,7 @@ static int rphase1_distances(const qs_tables *t, space *sp, int threads,
                              bfs_job *job, double span, uint8_t **out)
 {
     *sp = (space){t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
-                  rphase1_equivalents};
+                  rphase1_equivalents, NULL};
     uint8_t *dist = malloc(sp->n);
     if (!dist)
         return QS_ERR_NOMEM;
@@ -706,7 +742,7 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
 {
     const int pairs = N_TILT * N_TILT;
     space sp = {t, N_PHASE2 * pairs, PHASE2_MAX_DIST, rphase2_children,
-                rphase2_equivalents};
+                rphase2_equivalents, NULL};
     uint8_t *dist = malloc(sp.n);
     if (!dist)
         return QS_ERR_NOMEM;
@@ -741,7 +777,7 @@ static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
                              bfs_job *job)
 {
     space sp = {t, N_CORNERS_OPT * N_TILT, PHASE2_MAX_DIST, rcorners_children,
-                rcorners_equivalents};
+                rcorners_equivalents, NULL};
     uint8_t *dist = malloc(sp.n);
     if (!dist)
         return QS_ERR_NOMEM;
@@ -985,12 +1021,90 @@ static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
     return QS_OK;
 }
 
+/* The H48 blob for h = 0: the exact distances of bfs(), then two bits per
+ * entry relative to the base that makes the bound largest on average (the
+ * fallback of value 0 included), chosen from a histogram of (distance,
+ * fallback). Larger h need a search over the full edge orientation (the
+ * orientation of some edges alone does not follow from moves), which is
+ * not built yet: QS_ERR_ARGUMENT. */
+static int generate_h48(const qs_tables *t, int h, uint8_t *buf, int threads,
+                        bfs_job *job)
+{
+    if (h != 0)
+        return QS_ERR_ARGUMENT;
+    qs_h48 *x;
+    int err = qs_h48_create(t, h, &x);
+    if (err)
+        return err;
+    space sp = {t, H48_ENTRIES(0), 20, h48_children, h48_equivalents, x};
+    uint8_t *dist = malloc(sp.n);
+    if (!dist) {
+        qs_h48_free(x);
+        return QS_ERR_NOMEM;
+    }
+    job->sp = &sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = 0.9;
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    int cls;
+    uint64_t start = h48_index(x, qs_h48_cocsep(&solved),
+                               qs_h48_esep(&solved), &cls);
+    err = bfs(&sp, &start, 1, dist, threads, job);
+    enum { MAXD = 21 };
+    uint64_t hist[MAXD][MAXD];
+    memset(hist, 0, sizeof hist);
+    for (uint64_t i = 0; !err && i < sp.n; i++) {
+        uint64_t c = i / H48_N_ESEP;
+        int a = x->class_dist[c], b = x->esep_dist[i % H48_N_ESEP];
+        /* esep in the representative's frame: its distance is the same
+         * in every frame, the goal being symmetric */
+        int fb = a > b ? a : b;
+        if (dist[i] >= sp.max_level || fb > dist[i])
+            err = QS_ERR_TABLES; /* unreached, or a fallback too high */
+        else
+            hist[dist[i]][fb]++;
+    }
+    int base = 0;
+    double best = -1;
+    for (int b = 0; !err && b < MAXD - 3; b++) {
+        double sum = 0;
+        for (int d = 0; d < MAXD; d++)
+            for (int f = 0; f < MAXD; f++)
+                sum += (double)hist[d][f] *
+                       (d <= b ? f : d < b + 3 ? d : b + 3);
+        if (sum > best) {
+            best = sum;
+            base = b;
+        }
+    }
+    if (!err) {
+        uint32_t magic = H48_MAGIC;
+        memset(buf, 0, H48_HEADER + (sp.n + 3) / 4);
+        memcpy(buf, &magic, sizeof magic);
+        buf[H48_HDR_H] = (uint8_t)h;
+        buf[H48_HDR_BASE] = (uint8_t)base;
+        for (uint64_t i = 0; i < sp.n; i++) {
+            int v = dist[i] <= base ? 0 : dist[i] - base > 3 ? 3
+                                                             : dist[i] - base;
+            buf[H48_HEADER + (i >> 2)] |= (uint8_t)(v << ((i & 3) * 2));
+        }
+    }
+    free(dist);
+    qs_h48_free(x);
+    return err;
+}
+
 int qs_blob_count(qs_metric m)
 {
     if ((int)m < 0 || m >= QS_METRIC_COUNT)
         return QS_ERR_ARGUMENT;
-    /* The optimal solver's corner table exists where it is searched. */
-    if (m == QS_METRIC_HTM || m == QS_METRIC_QTM)
+    /* The optimal solver's corner table exists where it is searched; the
+     * H48 table in HTM only, so far. */
+    if (m == QS_METRIC_HTM)
+        return BLOB_COUNT + 3;
+    if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's large move table is optional (--table-size). */
     return m == QS_METRIC_ROBOT ? BLOB_COUNT + 2 : BLOB_COUNT;
@@ -1062,6 +1176,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->bytes = N_OPT_LARGE / 4; /* N_TWIST * 24 * classes: even */
         info->optional = 1;
         return QS_OK;
+    case BLOB_H48:
+        if (m != QS_METRIC_HTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "h48h0";
+        info->kind = 22;
+        info->entries = H48_ENTRIES(H48_BLOB_H);
+        info->bytes = H48_HEADER + (H48_ENTRIES(H48_BLOB_H) + 3) / 4;
+        info->optional = 2;
+        return QS_OK;
     default:
         return QS_ERR_ARGUMENT;
     }
@@ -1097,6 +1220,8 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
             err = generate_phase2(t, buf, threads, &job);
         else if (i == BLOB_CORNERS)
             err = generate_corners(t, buf, threads, &job);
+        else if (i == BLOB_H48)
+            err = generate_h48(t, H48_BLOB_H, buf, threads, &job);
         else
             err = generate_opt_large(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);

@@ -259,6 +259,11 @@ enum { BLOB_CORNERS = 2 };
 enum { BLOB_OPT_LARGE = 3 };
 #define N_OPT_LARGE ((uint64_t)N_FS_CLASS * N_SLICE2 * N_TWIST)
 
+/* The optimal solver's H48 table (HTM only, optional blob index
+ * BLOB_H48, qs_blob_info.optional 2): see H48 in qs_internal.h. The blob
+ * holds parameter h = H48_BLOB_H. */
+enum { BLOB_H48 = 4, H48_BLOB_H = 0 };
+
 static inline int opt_large_value(const uint8_t *tab, uint64_t i)
 {
     return tab[i >> 2] >> ((i & 3) * 2) & 3;
@@ -382,6 +387,8 @@ struct qs_tables {
     const uint8_t *opt_corners; /* blob: nibbles [corner class][twist] */
     const uint8_t *opt_large;  /* optional blob, NULL when not loaded: 2 bits
                                   per entry, see BLOB_OPT_LARGE */
+    const uint8_t *h48_blob;   /* optional blob, NULL when not loaded */
+    struct qs_h48 *h48;        /* its coordinate tables, built with it */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */

@@ -180,15 +180,17 @@ typedef struct qs_tables qs_tables;
  * concurrently for the same generation. */
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
-#define QS_BLOB_MAX 4
+#define QS_BLOB_MAX 5
 
 typedef struct {
     const char *name;      /* file stem, e.g. "phase1" */
     uint32_t kind;         /* stable numeric kind for file headers */
     uint64_t entries;      /* number of table entries */
     uint64_t bytes;        /* exact size of the blob in bytes */
-    int optional;          /* only the optimal solver's large tables use it:
-                              a table set may be built without it (NULL) */
+    int optional;          /* 0: required; else a table set may be built
+                              without it (NULL): 1 for the optimal solver's
+                              large table and the robot move table, 2 for
+                              the optimal solver's H48 table */
 } qs_blob_info;
 
 /* Number of pruning blobs of metric m, optional ones included
@@ -212,6 +214,9 @@ qs_metric qs_tables_metric(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's large table (the
  * optional blob), which makes qs_solve_optimal much faster. */
 int qs_tables_optimal_large(const qs_tables *t);
+/* Nonzero when the set holds the optimal solver's H48 table (the HTM
+ * set's optional blob h48h0), which qs_solve_optimal then prunes with. */
+int qs_tables_optimal_h48(const qs_tables *t);
 /* Nonzero when a robot set holds its large move table (the optional blob
  * robot-phase1-moves), which robot_solve then prunes with. */
 int qs_tables_robot_large(const qs_tables *t);

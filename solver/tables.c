@@ -510,6 +510,16 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
             t->opt_corners = blobs[BLOB_CORNERS];
             t->opt_large = blobs[BLOB_OPT_LARGE]; /* optional: may be NULL */
         }
+        if (m == QS_METRIC_HTM && blobs[BLOB_H48]) {
+            t->h48_blob = blobs[BLOB_H48];
+            err = qs_h48_h(t->h48_blob) != H48_BLOB_H
+                      ? QS_ERR_TABLES
+                      : qs_h48_create(t, H48_BLOB_H, &t->h48);
+            if (err) {
+                qs_tables_free(t);
+                return err;
+            }
+        }
     }
     *out = t;
     return QS_OK;
@@ -519,6 +529,7 @@ void qs_tables_free(qs_tables *t)
 {
     if (!t)
         return;
+    qs_h48_free(t->h48);
     qs_tables_free_base(t);
     free(t);
 }
@@ -526,6 +537,11 @@ void qs_tables_free(qs_tables *t)
 int qs_tables_optimal_large(const qs_tables *t)
 {
     return t && t->opt_large != NULL;
+}
+
+int qs_tables_optimal_h48(const qs_tables *t)
+{
+    return t && t->h48 != NULL;
 }
 
 int qs_tables_robot_large(const qs_tables *t)

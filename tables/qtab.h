@@ -182,6 +182,8 @@ typedef enum {
                                table: no extra memory, slow optimal solves */
     QTAB_OPTIMAL_LARGE = 1, /* also the optional large table (845 MB per
                                metric, minutes to generate once) */
+    QTAB_OPTIMAL_H48 = 2,   /* instead, the H48 table (HTM only, 29 MB for
+                               h = 0; the QTM set is then the small one) */
 } qtab_optimal_size;
 
 /* Which tables the robot search gets (robot set only). */

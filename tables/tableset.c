@@ -223,7 +223,8 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
         return 1;
     if (m == QS_METRIC_ROBOT)
         return o->robot == QTAB_ROBOT_LARGE;
-    return o->optimal == QTAB_OPTIMAL_LARGE;
+    /* qs_blob_info.optional names the size that wants the blob */
+    return (int)o->optimal == info->optional;
 }
 
 int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)

@@ -423,6 +423,229 @@ static void test_qtm(void **state) { (void)state; check_phase1(QS_METRIC_QTM, 7)
 static void test_axht(void **state) { (void)state; check_phase1(QS_METRIC_AXHT, 5); }
 static void test_axqt(void **state) { (void)state; check_phase1(QS_METRIC_AXQT, 6); }
 
+/* ---- H48 (solver/h48.c and its table): the coordinate's move and
+ * conjugation tables against the cubie model, its invariance under the
+ * 48 symmetries, and the table against a breadth-first search over the
+ * raw (not reduced) coordinate, key cocsep * H48_N_ESEP + esep. */
+
+static qs_tables *base_tables(qs_metric m)
+{
+    qs_tables *t = malloc(sizeof *t);
+    assert_non_null(t);
+    assert_int_equal(qs_tables_init_base(t, m), QS_OK);
+    return t;
+}
+
+static void sym_conjugate(const qs_cube sym[48], const uint8_t inv[48], int s,
+                          const qs_cube *c, qs_cube *out)
+{
+    qs_cube tmp;
+    qs_cube_multiply(&sym[s], c, &tmp);
+    qs_cube_multiply(&tmp, &sym[inv[s]], out);
+}
+
+static void test_h48_coordinate(void **state)
+{
+    (void)state;
+    qs_tables *t = base_tables(QS_METRIC_HTM);
+    qs_h48 *x, *x4, *bad;
+    assert_int_equal(qs_h48_create(t, -1, &bad), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_h48_create(t, H48_MAX_H + 1, &bad), QS_ERR_ARGUMENT);
+    /* the class count is checked inside: 3,393 or QS_ERR_TABLES */
+    assert_int_equal(qs_h48_create(t, 0, &x), QS_OK);
+    assert_int_equal(qs_h48_create(t, 4, &x4), QS_OK);
+    qs_cube sym[48], solved;
+    qs_sym_cubes(sym);
+    qs_cube_solved(&solved);
+    /* the solved corners are a class of their own, fixed by all 48 */
+    int cls;
+    uint64_t goal = h48_index(x, qs_h48_cocsep(&solved),
+                              qs_h48_esep(&solved), &cls);
+    assert_int_equal(x->class_stab[cls], (1ull << 48) - 1);
+    assert_int_equal(x->class_dist[cls], 0);
+    assert_int_equal(x->esep_dist[qs_h48_esep(&solved)], 0);
+    assert_true(qs_h48_canonical_index(x, &solved) == goal);
+    /* every class is a class: its stabiliser fixes its representative */
+    int with_stab = 0;
+    for (int k = 0; k < H48_N_CLASS; k++) {
+        assert_int_equal((int)(x->cocsep_packed[x->class_rep[k]] >> 6), k);
+        with_stab += x->class_stab[k] != 1;
+    }
+    print_message("h48: %d classes, %d with symmetries\n", H48_N_CLASS,
+                  with_stab);
+
+    uint64_t rng = 0x48u;
+    for (int n = 0; n < 2000; n++) {
+        qs_cube c, d, e;
+        qs_cube_random(&c, &rng);
+        uint32_t cs = qs_h48_cocsep(&c);
+        int es = qs_h48_esep(&c);
+        assert_true(cs < H48_N_COCSEP);
+        assert_true(es >= 0 && es < H48_N_ESEP);
+        for (int m = 0; m < 18; m++) {
+            d = c;
+            qs_cube_apply_move(&d, (qs_move)m);
+            assert_int_equal(x->cocsep_move[cs * 18 + (uint32_t)m],
+                             qs_h48_cocsep(&d));
+            assert_int_equal(x->esep_move[es][m], qs_h48_esep(&d));
+        }
+        uint64_t ci = qs_h48_canonical_index(x, &c);
+        uint64_t ci4 = qs_h48_canonical_index(x4, &c);
+        assert_true(ci < H48_ENTRIES(0));
+        assert_true(ci4 < H48_ENTRIES(4));
+        /* the least index has the least esep: h only appends bits */
+        assert_true(ci4 >> 4 == ci);
+        for (int s = 0; s < 48; s++) {
+            sym_conjugate(sym, t->sym_inv, s, &c, &d);
+            assert_int_equal(x->esep_conj[es][s], qs_h48_esep(&d));
+            assert_int_equal(x->cocsep_packed[cs] >> 6,
+                             x->cocsep_packed[qs_h48_cocsep(&d)] >> 6);
+            assert_true(qs_h48_canonical_index(x, &d) == ci);
+            assert_true(qs_h48_canonical_index(x4, &d) == ci4);
+        }
+        /* the packed symmetry takes the corners to the representative */
+        uint32_t p = x->cocsep_packed[cs];
+        sym_conjugate(sym, t->sym_inv, (int)(p & 63), &c, &e);
+        assert_int_equal(qs_h48_cocsep(&e), x->class_rep[p >> 6]);
+        uint64_t fast = h48_index(x, cs, es, &cls);
+        assert_int_equal(fast, (uint64_t)cls * H48_N_ESEP + qs_h48_esep(&e));
+    }
+    /* the orientation bits, by hand: flip UR and UF in place */
+    qs_cube f = solved;
+    f.eo[0] = f.eo[1] = 1;
+    assert_int_equal(qs_h48_eobits(&f, 4), 3);
+    assert_int_equal(qs_h48_eobits(&f, 1), 1);
+    assert_int_equal(qs_h48_eobits(&f, 0), 0);
+    qs_h48_free(x);
+    qs_h48_free(x4);
+    qs_tables_free_base(t);
+    free(t);
+}
+
+/* What an entry says of the distance: the exact one (1), at most base
+ * (0) or at least base + 3 (3). */
+static int h48_decoded(const uint8_t *blob, uint64_t i)
+{
+    int v = h48_value(blob, i);
+    return v == 0 ? -1 : blob[H48_HDR_BASE] + v;
+}
+
+static void test_h48_table(void **state)
+{
+    (void)state;
+    qtab_set *set = test_open_tables_sized(QS_METRIC_HTM, QTAB_OPTIMAL_H48);
+    const qs_tables *t = qtab_set_tables(set);
+    assert_true(qs_tables_optimal_h48(t));
+    assert_false(qs_tables_optimal_large(t));
+    const qs_h48 *x = t->h48;
+    const uint8_t *blob = t->h48_blob;
+    int base = blob[H48_HDR_BASE];
+    assert_int_equal(qs_h48_h(blob), 0);
+    assert_true(base >= 1 && base <= 15);
+
+    /* Breadth-first search over the raw coordinate to radius R. */
+    enum { R = 6 };
+    state_map map;
+    map_init(&map, 24);
+    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
+    assert_non_null(level);
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    map_lower(&map, (uint64_t)qs_h48_cocsep(&solved) * H48_N_ESEP +
+                        (uint64_t)qs_h48_esep(&solved), 0);
+    for (int d = 0; d < R; d++) {
+        uint64_t n = 0;
+        for (uint64_t i = 0; i <= map.mask; i++)
+            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
+                level[n++] = map.keys[i] - 1;
+        for (uint64_t k = 0; k < n; k++) {
+            uint32_t cs = (uint32_t)(level[k] / H48_N_ESEP);
+            int es = (int)(level[k] % H48_N_ESEP);
+            for (int m = 0; m < 18; m++)
+                map_lower(&map,
+                          (uint64_t)x->cocsep_move[cs * 18 + (uint32_t)m] *
+                                  H48_N_ESEP +
+                              x->esep_move[es][m],
+                          d + 1);
+        }
+    }
+    uint64_t checked = 0, exact = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = map.keys[i] - 1;
+        int d = map.dist[i], cls;
+        uint32_t cs = (uint32_t)(key / H48_N_ESEP);
+        int es = (int)(key % H48_N_ESEP);
+        uint64_t idx = h48_index(x, cs, es, &cls);
+        int b = h48_bound(x, blob, idx, cls, es);
+        assert_true(b <= d);
+        /* exact above the base, "at most base" below */
+        assert_int_equal(h48_decoded(blob, idx),
+                         d <= base ? -1 : d - base > 3 ? base + 3 : d);
+        exact += b == d;
+        checked++;
+    }
+    print_message("h48: base %d, %llu coordinates within %d moves, bound "
+                  "exact on %llu\n",
+                  base, (unsigned long long)checked, R,
+                  (unsigned long long)exact);
+    assert_true(checked > 100000);
+    free(level);
+    map_free(&map);
+
+    /* Beyond the radius, on random cubes: an exact entry has its
+     * neighbours within one of it and one of them one closer; no entry
+     * is above a scramble's length. */
+    uint64_t rng = 0x4848u;
+    int exact_seen = 0;
+    for (int n = 0; n < 3000; n++) {
+        qs_cube c;
+        qs_cube_random(&c, &rng);
+        uint32_t cs = qs_h48_cocsep(&c);
+        int es = qs_h48_esep(&c), cls;
+        uint64_t idx = h48_index(x, cs, es, &cls);
+        assert_int_equal(h48_value(blob, idx),
+                         h48_value(blob, qs_h48_canonical_index(x, &c)));
+        int d = h48_decoded(blob, idx);
+        int closer = 0;
+        for (int m = 0; m < 18; m++) {
+            uint32_t cs2 = x->cocsep_move[cs * 18 + (uint32_t)m];
+            int es2 = x->esep_move[es][m], cls2;
+            int d2 = h48_decoded(blob, h48_index(x, cs2, es2, &cls2));
+            if (d == -1)
+                assert_true(d2 == -1 || d2 == base + 1);
+            else if (d == base + 3)
+                assert_true(d2 >= base + 2);
+            else {
+                int lo = d2 == -1 ? base : d2;
+                assert_true(d2 == -1 ? d - 1 <= base
+                                     : d2 >= d - 1 && (d2 <= d + 1 ||
+                                                       d + 1 == base + 3));
+                closer |= lo == d - 1;
+            }
+        }
+        if (d > 0 && d < base + 3) {
+            assert_true(closer);
+            exact_seen++;
+        }
+        qs_cube s = solved;
+        int len = 1 + n % 12;
+        qs_move moves[12];
+        for (int k = 0; k < len; k++) {
+            moves[k] = (qs_move)(rng % 18);
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        }
+        qs_cube_apply_moves(&s, moves, len);
+        cs = qs_h48_cocsep(&s);
+        es = qs_h48_esep(&s);
+        idx = h48_index(x, cs, es, &cls);
+        assert_true(h48_bound(x, blob, idx, cls, es) <= len);
+    }
+    assert_true(exact_seen > 100);
+    qtab_close(set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +654,8 @@ int main(void)
         cmocka_unit_test(test_axht),
         cmocka_unit_test(test_axqt),
         cmocka_unit_test(test_robot),
+        cmocka_unit_test(test_h48_coordinate),
+        cmocka_unit_test(test_h48_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
