@@ -15,6 +15,11 @@
  * from parent to child through the table's distance-modulo-3 entries; the
  * phase-1 entries still pick the moves worth making (dfs_large).
  *
+ * With the optional H48 table (tables with h48, qs_internal.h) the bound
+ * of every node also takes that table's: the distance to "corners
+ * oriented and in their tetrads, edges in their slices", one read per
+ * node in a table reduced by all 48 symmetries.
+ *
  * Both bounds gain one where all three axes agree (de Bondt's +1, see
  * usable(); the phase-1 one in HTM only): the last move of a solution
  * turns some axis, and the position before it is already in that axis's
@@ -43,6 +48,8 @@ enum {
 typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
+    uint16_t esep;        /* with the H48 table: its coordinates */
+    uint32_t cocsep;
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3) */
 } onode;
@@ -62,6 +69,7 @@ typedef struct {
     const qs_tables *t;
     const qs_optimal_options *o;
     int large;                /* search with the large table */
+    const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -107,6 +115,19 @@ static void apply(const shared *sh, const onode *n, int m, onode *out)
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
+    if (sh->h48) {
+        out->cocsep = sh->h48->cocsep_move[n->cocsep * 18 + (uint32_t)m];
+        out->esep = sh->h48->esep_move[n->esep][m];
+    }
+}
+
+/* The H48 table's bound of n (h48 non-NULL). */
+static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
+                                 const onode *n)
+{
+    int cls;
+    uint64_t i = h48_index(h48, n->cocsep, n->esep, &cls);
+    return h48_bound(h48, t->h48_blob, i, cls, n->esep);
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -138,6 +159,11 @@ static int lookup(const qs_tables *t, const onode *n, oentry *en)
     }
     uint64_t ci = corner_index(t, n);
     int h = corner_dist(t, ci);
+    if (t->h48) {
+        int b = h48_node_bound(t, t->h48, n);
+        if (b > h)
+            h = b;
+    }
     for (int r = 0; r < N_AXES; r++) {
         en->e[r] = phase1_entry(t, idx[r]);
         int d = (int)(en->e[r] & P1_DIST_MASK);
@@ -343,6 +369,10 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
         if (rest > 0)
             for (int r = 0; r < N_AXES; r++)
                 __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
+        if (rest > 0 && sh->h48) {
+            __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].cocsep]);
+            __builtin_prefetch(sh->h48->esep_conj[kid[nk].esep]);
+        }
         kmove[nk++] = (uint8_t)m;
     }
     for (int k = 0; k < nk && !w->halt; k++) {
@@ -397,7 +427,9 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
      * cost no large-table reads. */
     for (int k = 0; k < nk; k++) {
         int rest = togo - t->cost[kmove[k]];
-        far[k] = rest > 0 && corner_dist(t, cidx[k]) > rest;
+        far[k] = rest > 0 && (corner_dist(t, cidx[k]) > rest ||
+                              (sh->h48 &&
+                               h48_node_bound(t, sh->h48, &kid[k]) > rest));
         if (rest == 0 || far[k])
             continue;
         for (int r = 0; r < N_AXES; r++) {
@@ -584,6 +616,8 @@ static void init_frames(shared *sh, const qs_cube *c)
             }
     }
     sh->root.corners = (uint16_t)qs_coord_corners(c);
+    sh->root.cocsep = qs_h48_cocsep(c);
+    sh->root.esep = (uint16_t)qs_h48_esep(c);
 }
 
 static int run_depth(shared *sh, worker *workers)
@@ -647,6 +681,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         workers[i].t = t;
     }
     sh->large = t->opt_large != NULL;
+    sh->h48 = t->h48;
     init_frames(sh, c);
 
     oentry en;
