@@ -92,8 +92,10 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
         return QTAB_OPTIMAL_LARGE;
     if (strcmp(s, "h48") == 0)
         return QTAB_OPTIMAL_H48;
-    cli_usage_error("%s: unknown table size '%s' (small, large or h48)", opt,
-                    s);
+    if (strcmp(s, "large+h48") == 0)
+        return QTAB_OPTIMAL_LARGE_H48;
+    cli_usage_error("%s: unknown table size '%s' (small, large, h48 or "
+                    "large+h48)", opt, s);
     return QTAB_OPTIMAL_SMALL;
 }
 

@@ -30,14 +30,17 @@ enum { UNSET = 0xffffffffu, H48_MOVES = 18 };
 /* Tetrad of corner cubies kept by half turns: URF ULB DLF DRB. */
 static const uint8_t tetrad_a = 1u << 0 | 1u << 2 | 1u << 5 | 1u << 7;
 
+/* C(n, k) for n <= 12, k <= 4: every set ranked here has four members. */
+static const uint16_t binom[13][5] = {
+    {1, 0, 0, 0, 0},    {1, 1, 0, 0, 0},     {1, 2, 1, 0, 0},
+    {1, 3, 3, 1, 0},    {1, 4, 6, 4, 1},     {1, 5, 10, 10, 5},
+    {1, 6, 15, 20, 15}, {1, 7, 21, 35, 35},  {1, 8, 28, 56, 70},
+    {1, 9, 36, 84, 126}, {1, 10, 45, 120, 210}, {1, 11, 55, 165, 330},
+    {1, 12, 66, 220, 495}};
+
 static int binomial(int n, int k)
 {
-    if (k < 0 || k > n)
-        return 0;
-    int r = 1;
-    for (int i = 1; i <= k; i++)
-        r = r * (n - k + i) / i;
-    return r;
+    return binom[n][k];
 }
 
 /* Rank of a set of positions (bit mask of n bits) among the sets of its
@@ -70,21 +73,34 @@ static int edge_slice(int e)
     return e >= 8 ? 0 : (e & 1) ? 1 : 2;
 }
 
-uint32_t qs_h48_cocsep(const qs_cube *c)
+uint32_t qs_h48_cocsep_of(const uint8_t cp[8], const uint8_t co[8])
 {
     unsigned mask = 0;
+    uint32_t twist = 0;
     for (int p = 0; p < 8; p++)
-        if (tetrad_a >> c->cp[p] & 1)
+        if (tetrad_a >> cp[p] & 1)
             mask |= 1u << p;
-    return (uint32_t)set_rank(mask, 8) * N_TWIST + (uint32_t)qs_coord_twist(c);
+    for (int p = 0; p < 7; p++)
+        twist = 3 * twist + co[p];
+    return (uint32_t)set_rank(mask, 8) * N_TWIST + twist;
+}
+
+uint32_t qs_h48_cocsep(const qs_cube *c)
+{
+    return qs_h48_cocsep_of(c->cp, c->co);
 }
 
 int qs_h48_esep(const qs_cube *c)
 {
+    return qs_h48_esep_of(c->ep);
+}
+
+int qs_h48_esep_of(const uint8_t ep[12])
+{
     unsigned e = 0, m = 0;
     int pos_m = 0;
     for (int p = 0; p < 12; p++) {
-        int s = edge_slice(c->ep[p]);
+        int s = edge_slice(ep[p]);
         if (s == 0) {
             e |= 1u << p;
             continue;

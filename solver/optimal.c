@@ -18,7 +18,9 @@
  * With the optional H48 table (tables with h48, qs_internal.h) the bound
  * of every node also takes that table's: the distance to "corners
  * oriented and in their tetrads, edges in their slices", one read per
- * node in a table reduced by all 48 symmetries.
+ * node in a table reduced by all 48 symmetries, read for the node and
+ * for its inverse (carried along as cubies: a move turns the inverse
+ * from the other side, which no coordinate move table follows).
  *
  * Both bounds gain one where all three axes agree (de Bondt's +1, see
  * usable(); the phase-1 one in HTM only): the last move of a solution
@@ -48,8 +50,12 @@ enum {
 typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
-    uint16_t esep;        /* with the H48 table: its coordinates */
+    uint16_t esep;        /* with the H48 table: its coordinates, and the
+                             inverse position's cubies and coordinates */
     uint32_t cocsep;
+    uint16_t iesep;
+    uint32_t icocsep;
+    uint8_t icp[8], ico[8], iep[12];
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3) */
 } onode;
@@ -70,6 +76,8 @@ typedef struct {
     const qs_optimal_options *o;
     int large;                /* search with the large table */
     const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
+    qs_cube premove[18];      /* the inverse of each move: a move turns
+                                 the inverse position from the other side */
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -116,18 +124,34 @@ static void apply(const shared *sh, const onode *n, int m, onode *out)
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
     if (sh->h48) {
+        static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
+        const qs_cube *pm = &sh->premove[m];
         out->cocsep = sh->h48->cocsep_move[n->cocsep * 18 + (uint32_t)m];
         out->esep = sh->h48->esep_move[n->esep][m];
+        for (int i = 0; i < 8; i++) {
+            int j = n->icp[i];
+            out->icp[i] = pm->cp[j];
+            out->ico[i] = mod3[pm->co[j] + n->ico[i]];
+        }
+        for (int i = 0; i < 12; i++)
+            out->iep[i] = pm->ep[n->iep[i]];
+        out->icocsep = qs_h48_cocsep_of(out->icp, out->ico);
+        out->iesep = (uint16_t)qs_h48_esep_of(out->iep);
     }
 }
 
-/* The H48 table's bound of n (h48 non-NULL). */
+/* The H48 table's bound of n (h48 non-NULL): the larger of its own and
+ * its inverse's, whose distance to solved is the same. */
 static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
                                  const onode *n)
 {
-    int cls;
+    int cls, icls;
     uint64_t i = h48_index(h48, n->cocsep, n->esep, &cls);
-    return h48_bound(h48, t->h48_blob, i, cls, n->esep);
+    uint64_t ii = h48_index(h48, n->icocsep, n->iesep, &icls);
+    __builtin_prefetch(&t->h48_blob[H48_HEADER + (ii >> 2)]);
+    int a = h48_bound(h48, t->h48_blob, i, cls, n->esep);
+    int b = h48_bound(h48, t->h48_blob, ii, icls, n->iesep);
+    return a > b ? a : b;
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -372,6 +396,8 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
         if (rest > 0 && sh->h48) {
             __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].cocsep]);
             __builtin_prefetch(sh->h48->esep_conj[kid[nk].esep]);
+            __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].icocsep]);
+            __builtin_prefetch(sh->h48->esep_conj[kid[nk].iesep]);
         }
         kmove[nk++] = (uint8_t)m;
     }
@@ -618,6 +644,15 @@ static void init_frames(shared *sh, const qs_cube *c)
     sh->root.corners = (uint16_t)qs_coord_corners(c);
     sh->root.cocsep = qs_h48_cocsep(c);
     sh->root.esep = (uint16_t)qs_h48_esep(c);
+    qs_cube inv;
+    qs_cube_inverse(c, &inv);
+    memcpy(sh->root.icp, inv.cp, 8);
+    memcpy(sh->root.ico, inv.co, 8);
+    memcpy(sh->root.iep, inv.ep, 12);
+    sh->root.icocsep = qs_h48_cocsep(&inv);
+    sh->root.iesep = (uint16_t)qs_h48_esep(&inv);
+    for (int m = 0; m < 18; m++)
+        qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
 }
 
 static int run_depth(shared *sh, worker *workers)

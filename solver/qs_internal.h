@@ -53,6 +53,9 @@ typedef struct qs_h48 {
 uint32_t qs_h48_cocsep(const qs_cube *c);
 int qs_h48_esep(const qs_cube *c);
 int qs_h48_eobits(const qs_cube *c, int h);
+/* The same from the cubie arrays alone (the search's inverse position). */
+uint32_t qs_h48_cocsep_of(const uint8_t cp[8], const uint8_t co[8]);
+int qs_h48_esep_of(const uint8_t ep[12]);
 
 /* The move, conjugation and class tables for parameter h (0..H48_MAX_H)
  * over t's moves (an HTM set: 18 moves); about 20 MB, a few tenths of a

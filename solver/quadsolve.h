@@ -188,9 +188,10 @@ typedef struct {
     uint64_t entries;      /* number of table entries */
     uint64_t bytes;        /* exact size of the blob in bytes */
     int optional;          /* 0: required; else a table set may be built
-                              without it (NULL): 1 for the optimal solver's
-                              large table and the robot move table, 2 for
-                              the optimal solver's H48 table */
+                              without it (NULL), and which sizes want it:
+                              bit 1 the optimal solver's large table and
+                              the robot move table, bit 2 the optimal
+                              solver's H48 table */
 } qs_blob_info;
 
 /* Number of pruning blobs of metric m, optional ones included

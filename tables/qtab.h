@@ -184,6 +184,7 @@ typedef enum {
                                metric, minutes to generate once) */
     QTAB_OPTIMAL_H48 = 2,   /* instead, the H48 table (HTM only, 29 MB for
                                h = 0; the QTM set is then the small one) */
+    QTAB_OPTIMAL_LARGE_H48 = 3, /* both (a bit per optional blob) */
 } qtab_optimal_size;
 
 /* Which tables the robot search gets (robot set only). */

@@ -223,8 +223,8 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
         return 1;
     if (m == QS_METRIC_ROBOT)
         return o->robot == QTAB_ROBOT_LARGE;
-    /* qs_blob_info.optional names the size that wants the blob */
-    return (int)o->optimal == info->optional;
+    /* qs_blob_info.optional is the bit of the sizes that want the blob */
+    return ((int)o->optimal & info->optional) != 0;
 }
 
 int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
