@@ -211,7 +211,10 @@ typedef struct {
     const atomic_int *cancel; /* caller-owned; nonzero stops generation */
     qtab_optimal_size optimal; /* the HTM and QTM sets' optional blobs are
                                   opened (and generated when missing) only
-                                  with QTAB_OPTIMAL_LARGE */
+                                  when asked for: the large table with
+                                  QTAB_OPTIMAL_LARGE, the H48 table with
+                                  QTAB_OPTIMAL_H48, both with
+                                  QTAB_OPTIMAL_LARGE_H48 */
     qtab_robot_size robot;     /* the robot set's, only with
                                   QTAB_ROBOT_LARGE */
 } qtab_options;
