@@ -51,10 +51,8 @@ typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
     uint16_t esep;        /* with the H48 table: its coordinates, and the
-                             inverse position's cubies and coordinates */
+                             inverse position's cubies */
     uint32_t cocsep;
-    uint16_t iesep;
-    uint32_t icocsep;
     uint8_t icp[8], ico[8], iep[12];
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3) */
@@ -135,23 +133,40 @@ static void apply(const shared *sh, const onode *n, int m, onode *out)
         }
         for (int i = 0; i < 12; i++)
             out->iep[i] = pm->ep[n->iep[i]];
-        out->icocsep = qs_h48_cocsep_of(out->icp, out->ico);
-        out->iesep = (uint16_t)qs_h48_esep_of(out->iep);
     }
 }
 
-/* The H48 table's bound of n (h48 non-NULL): the larger of its own and
- * its inverse's, whose distance to solved is the same. */
+/* The H48 table's bound of n's own coordinates and of its inverse's
+ * (whose distance to solved is the same); h48 non-NULL. */
+static inline int h48_own_bound(const qs_tables *t, const qs_h48 *h48,
+                                const onode *n)
+{
+    int cls;
+    uint64_t i = h48_index(h48, n->cocsep, n->esep, &cls);
+    return h48_bound(h48, t->h48_blob, i, cls, n->esep);
+}
+
+static inline int h48_inverse_bound(const qs_tables *t, const qs_h48 *h48,
+                                    const onode *n)
+{
+    int cls, esep = qs_h48_esep_of(n->iep);
+    uint64_t i = h48_index(h48, qs_h48_cocsep_of(n->icp, n->ico), esep, &cls);
+    return h48_bound(h48, t->h48_blob, i, cls, esep);
+}
+
 static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
                                  const onode *n)
 {
-    int cls, icls;
-    uint64_t i = h48_index(h48, n->cocsep, n->esep, &cls);
-    uint64_t ii = h48_index(h48, n->icocsep, n->iesep, &icls);
-    __builtin_prefetch(&t->h48_blob[H48_HEADER + (ii >> 2)]);
-    int a = h48_bound(h48, t->h48_blob, i, cls, n->esep);
-    int b = h48_bound(h48, t->h48_blob, ii, icls, n->iesep);
+    int a = h48_own_bound(t, h48, n), b = h48_inverse_bound(t, h48, n);
     return a > b ? a : b;
+}
+
+/* Whether the H48 bounds put n beyond `rest`: the inverse's, which costs
+ * its coordinates, only when the node's own does not. */
+static inline int h48_beyond(const shared *sh, const onode *n, int rest)
+{
+    return sh->h48 && (h48_own_bound(sh->t, sh->h48, n) > rest ||
+                       h48_inverse_bound(sh->t, sh->h48, n) > rest);
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -183,11 +198,6 @@ static int lookup(const qs_tables *t, const onode *n, oentry *en)
     }
     uint64_t ci = corner_index(t, n);
     int h = corner_dist(t, ci);
-    if (t->h48) {
-        int b = h48_node_bound(t, t->h48, n);
-        if (b > h)
-            h = b;
-    }
     for (int r = 0; r < N_AXES; r++) {
         en->e[r] = phase1_entry(t, idx[r]);
         int d = (int)(en->e[r] & P1_DIST_MASK);
@@ -396,8 +406,6 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
         if (rest > 0 && sh->h48) {
             __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].cocsep]);
             __builtin_prefetch(sh->h48->esep_conj[kid[nk].esep]);
-            __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].icocsep]);
-            __builtin_prefetch(sh->h48->esep_conj[kid[nk].iesep]);
         }
         kmove[nk++] = (uint8_t)m;
     }
@@ -410,7 +418,7 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
             continue;
         }
         oentry ke;
-        if (lookup(t, &kid[k], &ke) > rest)
+        if (lookup(t, &kid[k], &ke) > rest || h48_beyond(sh, &kid[k], rest))
             continue;
         dfs(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
     }
@@ -454,8 +462,7 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
     for (int k = 0; k < nk; k++) {
         int rest = togo - t->cost[kmove[k]];
         far[k] = rest > 0 && (corner_dist(t, cidx[k]) > rest ||
-                              (sh->h48 &&
-                               h48_node_bound(t, sh->h48, &kid[k]) > rest));
+                              h48_beyond(sh, &kid[k], rest));
         if (rest == 0 || far[k])
             continue;
         for (int r = 0; r < N_AXES; r++) {
@@ -540,6 +547,8 @@ static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
         if (large_bound(kid) > h)
             h = large_bound(kid);
     }
+    if (sh->h48 && h48_node_bound(t, sh->h48, kid) > h)
+        h = h48_node_bound(t, sh->h48, kid);
     return h;
 }
 
@@ -649,8 +658,6 @@ static void init_frames(shared *sh, const qs_cube *c)
     memcpy(sh->root.icp, inv.cp, 8);
     memcpy(sh->root.ico, inv.co, 8);
     memcpy(sh->root.iep, inv.ep, 12);
-    sh->root.icocsep = qs_h48_cocsep(&inv);
-    sh->root.iesep = (uint16_t)qs_h48_esep(&inv);
     for (int m = 0; m < 18; m++)
         qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
 }
@@ -721,6 +728,8 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
 
     oentry en;
     int depth = lookup(t, &sh->root, &en), proven = -1;
+    if (sh->h48 && h48_node_bound(t, sh->h48, &sh->root) > depth)
+        depth = h48_node_bound(t, sh->h48, &sh->root);
     if (sh->large) {
         err = large_root(sh, &sh->root);
         if (err)
