@@ -461,8 +461,7 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
      * cost no large-table reads. */
     for (int k = 0; k < nk; k++) {
         int rest = togo - t->cost[kmove[k]];
-        far[k] = rest > 0 && (corner_dist(t, cidx[k]) > rest ||
-                              h48_beyond(sh, &kid[k], rest));
+        far[k] = rest > 0 && corner_dist(t, cidx[k]) > rest;
         if (rest == 0 || far[k])
             continue;
         for (int r = 0; r < N_AXES; r++) {
@@ -506,6 +505,10 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
                 continue;
         }
         if (large_all_at(c, rest)) /* de Bondt's +1, see usable() */
+            continue;
+        /* Last, as it is the weakest: most children it would cut, the
+         * large table already has. */
+        if (h48_beyond(sh, c, rest))
             continue;
         for (int r = 0; r < N_AXES; r++) {
             uint32_t p = cs[k][r];
