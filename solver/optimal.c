@@ -162,11 +162,13 @@ static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
 }
 
 /* Whether the H48 bounds put n beyond `rest`: the inverse's, which costs
- * its coordinates, only when the node's own does not. */
+ * its coordinates, only when the node's own does not. No entry says more
+ * than base + 3, so with that much left neither is read. */
 static inline int h48_beyond(const shared *sh, const onode *n, int rest)
 {
-    return sh->h48 && (h48_own_bound(sh->t, sh->h48, n) > rest ||
-                       h48_inverse_bound(sh->t, sh->h48, n) > rest);
+    return sh->h48 && rest < sh->t->h48_blob[H48_HDR_BASE] + 3 &&
+           (h48_own_bound(sh->t, sh->h48, n) > rest ||
+            h48_inverse_bound(sh->t, sh->h48, n) > rest);
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
