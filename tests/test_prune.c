@@ -643,6 +643,29 @@ static void test_h48_table(void **state)
         assert_true(h48_bound(x, blob, idx, cls, es) <= len);
     }
     assert_true(exact_seen > 100);
+
+    /* A set is refused an H48 blob whose header is not one (another
+     * magic, or an h this build does not read); a sound header is taken
+     * (only the header is read when the set is made). */
+    uint8_t fake[H48_HEADER];
+    memcpy(fake, blob, sizeof fake);
+    const void *blobs[QS_BLOB_MAX] = {NULL};
+    blobs[BLOB_H48] = fake;
+    qs_tables *made = NULL;
+    assert_int_equal(qs_tables_create(QS_METRIC_HTM, blobs, &made), QS_OK);
+    assert_true(qs_tables_optimal_h48(made));
+    qs_tables_free(made);
+    fake[H48_HDR_H] = 3;
+    assert_int_equal(qs_tables_create(QS_METRIC_HTM, blobs, &made),
+                     QS_ERR_TABLES);
+    fake[H48_HDR_H] = 0;
+    fake[0] ^= 1;
+    assert_int_equal(qs_tables_create(QS_METRIC_HTM, blobs, &made),
+                     QS_ERR_TABLES);
+    /* other metrics have no H48 blob */
+    assert_int_equal(qs_tables_create(QS_METRIC_QTM, blobs, &made), QS_OK);
+    assert_false(qs_tables_optimal_h48(made));
+    qs_tables_free(made);
     qtab_close(set);
 }
 
