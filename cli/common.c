@@ -185,8 +185,9 @@ const qs_tables *cli_tables_get(cli_tables *t)
         /* Only an optimal solve needs the large table: others would pay
          * its 845 MB for nothing. */
         o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;
-        /* The robot optimum reads the distance tables only. */
-        o.robot = t->optimal_size == QTAB_OPTIMAL_LARGE && !t->optimal
+        /* The robot optimum reads the distance tables only; the H48
+         * table has no robot form, so large+h48 is large there. */
+        o.robot = (t->optimal_size & QTAB_OPTIMAL_LARGE) && !t->optimal
                       ? QTAB_ROBOT_LARGE
                       : QTAB_ROBOT_SMALL;
         double start = cli_now_ms();
