@@ -430,6 +430,39 @@ static void count_solution(void *ctx, const qs_solution *s)
 /* solve --optimal --all: one line per optimal solution, each solving the
  * cube in the optimal length, no two alike, commuting opposite-face pairs
  * in parentheses, and as many lines as the library's own enumeration. */
+/* --table-size h48 and large+h48 solve optimally like the others; sizes
+ * that are not one, or the optimal-only sizes for the robot tables, are
+ * usage errors. */
+static void test_table_sizes(void **state)
+{
+    (void)state;
+    const char *scramble = "R U F' D2 L B' U2";
+    qs_move sm[QS_MAX_MOVES];
+    int sn = qs_moves_parse(scramble, sm, QS_MAX_MOVES, NULL, 0);
+    qs_cube cube;
+    qs_cube_solved(&cube);
+    qs_cube_apply_moves(&cube, sm, sn);
+    char facelets[55], *out, *lines[4] = {NULL}, args[256];
+    qs_cube_to_facelets(&cube, facelets);
+    const char *sizes[] = {"h48", "large+h48"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args,
+                 "solve --optimal --table-size %s --scramble \"%s\"",
+                 sizes[i], scramble);
+        assert_int_equal(run(args, NULL, &out), 0);
+        assert_int_equal(lines_of(out, lines, 4), 1);
+        assert_line_solves(facelets, lines[0]);
+        qs_move mv[QS_MAX_MOVES];
+        int mn = qs_moves_parse(lines[0], mv, QS_MAX_MOVES, NULL, 0);
+        assert_int_equal(mn, 7);
+        free(out);
+    }
+    assert_int_equal(run("solve --optimal --table-size h47 R", NULL, &out), 2);
+    free(out);
+    assert_int_equal(run("tables info --robot h48", NULL, &out), 2);
+    free(out);
+}
+
 static void test_optimal_all(void **state)
 {
     (void)state;
@@ -967,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_tables_info),
         cmocka_unit_test(test_robot_metric),
         cmocka_unit_test(test_optimal_all),
+        cmocka_unit_test(test_table_sizes),
         cmocka_unit_test(test_compare_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
