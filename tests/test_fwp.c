@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fwp.h"
+#include "testutil.h"
 
 /* ------------------------------------------------------------- utilities */
 
@@ -432,18 +433,8 @@ static void test_frame_layout(void **state)
 
     memset(&m, 0, sizeof m);
     m.type = FWP_MSG_HELLO;
-    m.u.hello = (fwp_hello){.version_min = 1,
-                            .version_max = 1,
-                            .role = FWP_ROLE_FIRMWARE,
-                            .flags = FWP_HELLO_CONNECTING,
-                            .gripper_mask = 0x0F,
-                            .max_steps = 32,
-                            .window = 4,
-                            .features = FWP_FEATURE_CUBE_STATE,
-                            .heartbeat_ms = 250,
-                            .link_timeout_ms = 1000,
-                            .session = 0x11223344,
-                            .peer_session = 0};
+    m.u.hello = test_fwp_hello(1, 0x11223344);
+    m.u.hello.features = FWP_FEATURE_CUBE_STATE;
     expect_wire(&m, "03 01 01 01 0B 14 01 01 02 01 0F 20 04 01 FA 07 E8 03 "
                     "44 33 22 11 01 01 01 03 4B D9");
 
@@ -477,18 +468,8 @@ static void test_frame_layout(void **state)
     /* The firmware's HELLO of version 2. */
     memset(&m, 0, sizeof m);
     m.type = FWP_MSG_HELLO;
-    m.u.hello = (fwp_hello){.version_min = 2,
-                            .version_max = 2,
-                            .role = FWP_ROLE_FIRMWARE,
-                            .flags = FWP_HELLO_CONNECTING,
-                            .gripper_mask = 0x0F,
-                            .max_steps = 32,
-                            .window = 4,
-                            .features = FWP_FEATURE_CUBE_STATE,
-                            .heartbeat_ms = 250,
-                            .link_timeout_ms = 1000,
-                            .session = 0x11223344,
-                            .peer_session = 0};
+    m.u.hello = test_fwp_hello(2, 0x11223344);
+    m.u.hello.features = FWP_FEATURE_CUBE_STATE;
     expect_wire(&m, "03 01 01 01 0B 14 02 02 02 01 0F 20 04 01 FA 07 E8 03 "
                     "44 33 22 11 01 01 01 03 9E F5");
 
@@ -527,12 +508,7 @@ static void feed_hello(fwp_endpoint *ep, const fwp_hello *h)
     m.type = FWP_MSG_HELLO;
     m.u.hello = *h;
     uint8_t wire[FWP_MAX_WIRE];
-    size_t len;
-    assert_int_equal(fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len),
-                     FWP_OK);
-    wire[0] = 0;
-    wire[len + 1] = 0;
-    fwp_feed(ep, wire, len + 2);
+    fwp_feed(ep, wire, test_fwp_wire(&m, wire));
 }
 
 static int vn_events[8], vn_written;
@@ -575,17 +551,7 @@ static void test_version_negotiation(void **state)
     memset(vn_events, 0, sizeof vn_events);
     assert_int_equal(fwp_init(&ep, &cfg), FWP_OK);
     assert_null(fwp_refused_peer(&ep));
-    fwp_hello old = {.version_min = 1,
-                     .version_max = 1,
-                     .role = FWP_ROLE_FIRMWARE,
-                     .flags = FWP_HELLO_CONNECTING,
-                     .gripper_mask = 0x0F,
-                     .max_steps = 32,
-                     .window = 4,
-                     .heartbeat_ms = 250,
-                     .link_timeout_ms = 1000,
-                     .session = 0x0BAD,
-                     .peer_session = 0};
+    fwp_hello old = test_fwp_hello(1, 0x0BAD);
     feed_hello(&ep, &old);
     feed_hello(&ep, &old);
     assert_int_equal(vn_events[0], 1);
@@ -850,24 +816,14 @@ static void push_all(fwp_stream *s, const uint8_t *b, size_t n,
     }
 }
 
-/* A message as it goes on the wire: delimiter, COBS, delimiter. */
-static size_t wire_of(const fwp_message *m, uint8_t *out)
-{
-    size_t len;
-    out[0] = 0;
-    assert_int_equal(fwp_encode_frame(m, out + 1, FWP_MAX_ENCODED, &len),
-                     FWP_OK);
-    out[len + 1] = 0;
-    return len + 2;
-}
-
 static void test_stream_resync(void **state)
 {
     (void)state;
     fwp_message msgs[12];
     sample_messages(msgs);
     uint8_t w1[FWP_MAX_WIRE], w2[FWP_MAX_WIRE], junk[1000];
-    size_t n1 = wire_of(&msgs[2], w1), n2 = wire_of(&msgs[11], w2);
+    size_t n1 = test_fwp_wire(&msgs[2], w1);
+    size_t n2 = test_fwp_wire(&msgs[11], w2);
     uint32_t seed = 99;
     fwp_stream s;
 
@@ -1516,12 +1472,12 @@ static void test_sequence_wrap(void **state)
     ack.type = FWP_MSG_ACK;
     for (int back = 1; back < 128; back++) {
         ack.ack = (uint8_t)(s.host.ep.tx_base - back);
-        size_t n = wire_of(&ack, w);
+        size_t n = test_fwp_wire(&ack, w);
         fwp_feed(&s.host.ep, w, n);
         assert_int_equal(fwp_unacked(&s.host.ep), 1);
     }
     ack.ack = (uint8_t)(s.host.ep.tx_base + 2); /* beyond what was sent */
-    fwp_feed(&s.host.ep, w, wire_of(&ack, w));
+    fwp_feed(&s.host.ep, w, test_fwp_wire(&ack, w));
     assert_int_equal(fwp_unacked(&s.host.ep), 1);
     sim_run(&s, 10);
     assert_int_equal(fwp_unacked(&s.host.ep), 0);

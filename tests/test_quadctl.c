@@ -49,13 +49,6 @@
 
 /* ------------------------------------------------------------- utilities */
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint64_t rng_next(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -117,16 +110,6 @@ static fwp_step to_fwp(const robot_prim *p)
     return s;
 }
 
-/* The compact spelling of test_quadsim: R L F B, '.' none, '+' '-' '2'
- * rotations, 'o' open, 'c' close, 'g' 'G' regrips, 't' 'T' tilts. */
-static void spell(const robot_prim *p, char out[5])
-{
-    static const char ch[] = ".+-2ocgGtT";
-    for (int g = 0; g < 4; g++)
-        out[g] = ch[p->action[g]];
-    out[4] = '\0';
-}
-
 static void expect_expansion(const char *plan, const char *want)
 {
     robot_step steps[16];
@@ -139,8 +122,8 @@ static void expect_expansion(const char *plan, const char *want)
         fail_msg("%s: %s", plan, detail);
     char got[256] = "";
     for (int i = 0; i < k; i++) {
-        char one[5];
-        spell(&prims[i], one);
+        char one[FWP_GRIPPERS + 1];
+        test_fwp_spell(prims[i].action, one);
         strcat(got, i ? " " : "");
         strcat(got, one);
     }
@@ -541,53 +524,15 @@ static const char *env_path(const char *name)
     return p;
 }
 
-/* Starts argv in the background, stdout to a pipe whose first line is
- * returned in line (waiting wait_ms at most, scaled to the load), stderr
- * to err_path (or /dev/null). */
-static pid_t start_bg(const char *const *argv, const char *err_path,
-                      char *line, size_t len, int wait_ms)
-{
-    int out[2];
-    assert_int_equal(pipe(out), 0);
-    pid_t pid = test_fork(); /* dies with the test */
-    if (pid == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        int e = open(err_path ? err_path : "/dev/null",
-                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (e >= 0)
-            dup2(e, STDERR_FILENO);
-        close(out[0]);
-        close(out[1]);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(out[1]);
-    size_t n = 0;
-    int64_t end = mono_ms() + test_scaled_ms(wait_ms);
-    while (n < len - 1 && (n == 0 || line[n - 1] != '\n')) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        int left = (int)(end - mono_ms());
-        if (left <= 0 || poll(&p, 1, left) <= 0)
-            break;
-        ssize_t k = read(out[0], line + n, 1);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-    }
-    close(out[0]);
-    line[n] = '\0';
-    return pid;
-}
-
 static int stop_bg(pid_t pid)
 {
     if (pid <= 0)
         return -1;
     kill(pid, SIGTERM);
     int st = 0;
-    int64_t end = mono_ms() + test_scaled_ms(5000);
+    int64_t end = test_mono_ms() + test_scaled_ms(5000);
     while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (mono_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             break;
@@ -638,7 +583,7 @@ static const char *daemon_endpoint(fixture *fx)
                           "--threads", "1", "--log-level", "warn", NULL};
     char line[256], err[256];
     snprintf(err, sizeof err, "%s/quadsolved.log", fx->dir);
-    fx->daemon = start_bg(argv, err, line, sizeof line, 20000);
+    fx->daemon = test_start(argv, err, line, sizeof line, 20000);
     if (sscanf(line, "listening %127s", fx->endpoint) != 1)
         fail_msg("quadsolved did not say where it listens: '%s'", line);
     return fx->endpoint;
@@ -667,7 +612,7 @@ static int sim_start(fixture *fx, int i, const char *cube,
     argv[n] = NULL;
     char line[256], log[256];
     snprintf(log, sizeof log, "%s/sim%d.log", fx->dir, i);
-    fx->sim[i] = start_bg(argv, log, line, sizeof line, 5000);
+    fx->sim[i] = test_start(argv, log, line, sizeof line, 5000);
     int port = 0;
     if (sscanf(line, "listening tcp:127.0.0.1:%d", &port) != 1)
         fail_msg("quadsim did not say where it listens: '%s'", line);
@@ -751,9 +696,9 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
         _exit(127);
     }
     int st = 0;
-    int64_t end = mono_ms() + 120000;
+    int64_t end = test_mono_ms() + 120000;
     while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (mono_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             fail_msg("quadctl did not finish within 120 s");
@@ -1182,31 +1127,19 @@ static void test_e2e_old_firmware(void **state)
     socklen_t alen = sizeof a;
     assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
     int port = ntohs(a.sin_port);
+    fwp_message m;
+    memset(&m, 0, sizeof m);
+    m.type = FWP_MSG_HELLO;
+    m.u.hello = test_fwp_hello(1, 0x01D);
+    uint8_t wire[FWP_MAX_WIRE];
+    size_t len = test_fwp_wire(&m, wire);
     pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
         int c = accept(ls, NULL, NULL);
-        fwp_message m;
-        memset(&m, 0, sizeof m);
-        m.type = FWP_MSG_HELLO;
-        m.u.hello = (fwp_hello){.version_min = 1,
-                                .version_max = 1,
-                                .role = FWP_ROLE_FIRMWARE,
-                                .flags = FWP_HELLO_CONNECTING,
-                                .gripper_mask = 0x0F,
-                                .max_steps = 32,
-                                .window = 4,
-                                .heartbeat_ms = 250,
-                                .link_timeout_ms = 1000,
-                                .session = 0x01D,
-                                .peer_session = 0};
-        uint8_t wire[FWP_MAX_WIRE];
-        size_t len;
-        if (c < 0 ||
-            fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len) != FWP_OK)
+        if (c < 0)
             _exit(1);
-        wire[0] = wire[len + 1] = 0;
         for (int i = 0; i < 100; i++) {
-            if (write(c, wire, len + 2) < 0)
+            if (write(c, wire, len) < 0)
                 break;
             struct timespec t = {0, 100000000L};
             nanosleep(&t, NULL);
@@ -1217,9 +1150,9 @@ static void test_e2e_old_firmware(void **state)
     char portspec[64];
     snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
     const char *args[] = {"--moves", "R", "--port", portspec, NULL};
-    int64_t t0 = mono_ms();
+    int64_t t0 = test_mono_ms();
     int rc = run_ctl(fx, args, NULL);
-    int64_t took = mono_ms() - t0;
+    int64_t took = test_mono_ms() - t0;
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     assert_int_equal(rc, 4);
