@@ -513,6 +513,8 @@ typedef struct {
     pid_t daemon;
     char endpoint[128];
     pid_t sim[4];
+    int port[4];          /* where quadsim in each slot listens */
+    char portspec[4][64]; /* the same as quadctl's --port */
     char dir[64]; /* scratch directory for logs and outputs */
 } fixture;
 
@@ -590,9 +592,10 @@ static const char *daemon_endpoint(fixture *fx)
 }
 
 /* Starts quadsim in slot i with --speed 0, the cube and extra options;
- * its debug log goes to DIR/sim<i>.log. Returns the port. */
-static int sim_start(fixture *fx, int i, const char *cube,
-                     const char *const *extra)
+ * its debug log goes to DIR/sim<i>.log. Returns the --port of quadctl
+ * that reaches it (fx->portspec[i]; the port is fx->port[i]). */
+static const char *sim_start(fixture *fx, int i, const char *cube,
+                             const char *const *extra)
 {
     const char *argv[40];
     int n = 0;
@@ -613,10 +616,11 @@ static int sim_start(fixture *fx, int i, const char *cube,
     char line[256], log[256];
     snprintf(log, sizeof log, "%s/sim%d.log", fx->dir, i);
     fx->sim[i] = test_start(argv, log, line, sizeof line, 5000);
-    int port = 0;
-    if (sscanf(line, "listening tcp:127.0.0.1:%d", &port) != 1)
+    if (sscanf(line, "listening tcp:127.0.0.1:%d", &fx->port[i]) != 1)
         fail_msg("quadsim did not say where it listens: '%s'", line);
-    return port;
+    snprintf(fx->portspec[i], sizeof fx->portspec[i], "tcp:127.0.0.1:%d",
+             fx->port[i]);
+    return fx->portspec[i];
 }
 
 /* What quadsim's log says it executed: step ids in order and the cube
@@ -722,6 +726,18 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Runs quadctl with args against quadsim in slot 0, which is then
+ * stopped: returns the exit status, the JSON quadctl printed (asserted
+ * to be there) in *json and what quadsim executed in *r. */
+static int run_on_sim(fixture *fx, const char *const *args, cJSON **json,
+                      sim_report *r)
+{
+    int rc = run_ctl(fx, args, json);
+    assert_non_null(*json);
+    sim_finish(fx, 0, r);
+    return rc;
+}
+
 static double jnum(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -764,6 +780,16 @@ static int expansion_size(const char *plan)
 static const char solved[] =
     "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
 
+/* The first n cubes of random-1k.txt, asserted to be there (the caller
+ * frees them). */
+static char (*first_cubes(int n))[55]
+{
+    char (*cubes)[55] = malloc(sizeof *cubes * (size_t)n);
+    assert_non_null(cubes);
+    assert_int_equal(test_read_bench("random-1k.txt", cubes, n), n);
+    return cubes;
+}
+
 /* Checks the log of one clean solve: every planned step done once, in
  * order, from the first id on, and the cube solved. */
 static void check_solve(const cJSON *j, const sim_report *r, int rc)
@@ -793,27 +819,21 @@ static void test_e2e_100(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 100);
-    assert_non_null(cubes);
-    int n = test_read_bench("random-1k.txt", cubes, 100);
-    assert_int_equal(n, 100);
+    int n = 100;
+    char (*cubes)[55] = first_cubes(n);
     for (int q = 0; robot_profile_builtin_name(q); q++) {
         const char *name = robot_profile_builtin_name(q);
         const char *sim_args[] = {"--profile", name, NULL};
         double predicted = 0, measured = 0;
         int prims = 0, robot_moves = 0;
         for (int i = 0; i < n; i++) {
-            int port = sim_start(fx, 0, cubes[i], sim_args);
-            char portspec[64];
-            snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+            const char *portspec = sim_start(fx, 0, cubes[i], sim_args);
             const char *args[] = {cubes[i], "--server", ep, "--port",
                                   portspec, "--profile", name, "--json",
                                   "-q", NULL};
             cJSON *j = NULL;
-            int rc = run_ctl(fx, args, &j);
-            assert_non_null(j);
             sim_report r;
-            sim_finish(fx, 0, &r);
+            int rc = run_on_sim(fx, args, &j, &r);
             check_solve(j, &r, rc);
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "total");
             double p = jnum(t, "predicted_ms"), m = jnum(t, "measured_ms");
@@ -850,10 +870,7 @@ static void test_e2e_lossy(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 120);
-    assert_non_null(cubes);
-    int n = test_read_bench("random-1k.txt", cubes, 120);
-    assert_int_equal(n, 120);
+    char (*cubes)[55] = first_cubes(120);
     const char *faults[] = {"--drop", "0.05", "--corrupt", "0.01", "--dup",
                             "0.02", "--retransmit-ms", "50", "--seed", NULL,
                             NULL};
@@ -861,16 +878,12 @@ static void test_e2e_lossy(void **state)
         char seed[16];
         snprintf(seed, sizeof seed, "%d", i);
         faults[9] = seed;
-        int port = sim_start(fx, 0, cubes[i], faults);
-        char portspec[64];
-        snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+        const char *portspec = sim_start(fx, 0, cubes[i], faults);
         const char *args[] = {cubes[i], "--server", ep, "--port", portspec,
                               "--retransmit-ms", "50", "--json", "-q", NULL};
         cJSON *j = NULL;
-        int rc = run_ctl(fx, args, &j);
-        assert_non_null(j);
         sim_report r;
-        sim_finish(fx, 0, &r);
+        int rc = run_on_sim(fx, args, &j, &r);
         check_solve(j, &r, rc);
         cJSON_Delete(j);
     }
@@ -890,16 +903,12 @@ static void test_e2e_busy(void **state)
                             * so the 24 steps in flight must overrun the
                             * queue of 4 however fast this machine is */
                            "--speed", "10", NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
     const char *args[] = {"--moves", moves, "--port", portspec, "--inflight",
                           "24", "--json", "-q", NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     check_solve(j, &r, rc);
     assert_true(jnum(jattempt(j, 0), "busy_naks") > 0);
     cJSON_Delete(j);
@@ -911,22 +920,16 @@ static void test_e2e_disconnect(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 121);
-    assert_non_null(cubes);
-    assert_int_equal(test_read_bench("random-1k.txt", cubes, 121), 121);
+    char (*cubes)[55] = first_cubes(121);
     const char *cube = cubes[120];
     const char *cut[] = {"--disconnect-after", "17", NULL};
-    char portspec[64];
 
-    int port = sim_start(fx, 0, cube, cut);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, cube, cut);
     const char *args[] = {cube, "--server", ep, "--port", portspec, "--json",
                           "-q", NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     assert_int_equal(rc, 1);
     assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")));
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
@@ -937,13 +940,10 @@ static void test_e2e_disconnect(void **state)
     assert_int_equal(r.done, 17);
     cJSON_Delete(j);
 
-    port = sim_start(fx, 0, cube, cut);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, cube, cut);
     const char *args2[] = {cube,     "--server", ep,     "--port", portspec,
                            "--json", "--recover", "-q", NULL};
-    rc = run_ctl(fx, args2, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args2, &j, &r);
     assert_int_equal(rc, 0);
     assert_int_equal(cJSON_GetArraySize(
                          cJSON_GetObjectItemCaseSensitive(j, "attempts")),
@@ -981,17 +981,13 @@ static void test_e2e_faults(void **state)
     fixture *fx = *state;
     const char *moves = "R U2 F' L2 D B' R2 (U D') F L' B2 D2 R F2 U' L B";
     const char *scr = "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'";
-    char portspec[64];
     const char *motor[] = {"--scramble", scr, "--motor-fault", "9", NULL};
-    int port = sim_start(fx, 0, NULL, motor);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, motor);
     const char *args[] = {"--moves", moves, "--port", portspec, "--json", "-q",
                           NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     assert_int_equal(rc, 1);
     assert_string_equal(
         jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "code"), "FAULT");
@@ -1000,13 +996,10 @@ static void test_e2e_faults(void **state)
     cJSON_Delete(j);
 
     const char *stall[] = {"--scramble", scr, "--stall-step", "23", NULL};
-    port = sim_start(fx, 0, NULL, stall);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, stall);
     const char *args2[] = {"--moves", moves, "--port", portspec, "--recover",
                            "--json", "-q", NULL};
-    rc = run_ctl(fx, args2, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args2, &j, &r);
     assert_int_equal(rc, 0);
     assert_int_equal((int)jnum(jattempt(j, 0), "confirmed"), 22);
     assert_int_equal(r.done, 22 + (int)jnum(jattempt(j, 1), "confirmed"));
@@ -1015,13 +1008,10 @@ static void test_e2e_faults(void **state)
 
     /* Told the wrong cube: every step runs, but the firmware's cube is
      * not solved, so no success is claimed. */
-    port = sim_start(fx, 0, NULL, NULL);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, NULL);
     const char *args3[] = {"--moves", "R U", "--port", portspec, "--json",
                            "-q", NULL};
-    rc = run_ctl(fx, args3, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args3, &j, &r);
     assert_int_equal(rc, 5);
     assert_string_equal(
         jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "code"), "STATE");
@@ -1035,9 +1025,8 @@ static void test_e2e_calibrate(void **state)
 {
     fixture *fx = *state;
     const char *servo[] = {"--profile", "servo", NULL};
-    int port = sim_start(fx, 0, NULL, servo);
-    char portspec[64], path[256];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, servo);
+    char path[256];
     snprintf(path, sizeof path, "%s/calibrated.json", fx->dir);
     const char *args[] = {"calibrate", "--port", portspec, "--rounds", "2",
                           "--out", path, "-q", NULL};
@@ -1060,8 +1049,7 @@ static void test_e2e_calibrate(void **state)
      * rounds recover every physical duration within 2%. */
     const char *noisy[] = {"--profile", "servo", "--jitter", "0.1", "--seed",
                            "7", NULL};
-    port = sim_start(fx, 0, NULL, noisy);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, noisy);
     char jpath[256];
     snprintf(jpath, sizeof jpath, "%s/jitter.json", fx->dir);
     const char *argsj[] = {"calibrate", "--port", portspec, "--rounds", "20",
@@ -1095,14 +1083,12 @@ static void test_e2e_calibrate(void **state)
 
     const char *extra[] = {"--profile", "servo", "--scramble",
                            "R U2 F' L2 D B' R2 (U D') F L'", NULL};
-    port = sim_start(fx, 0, NULL, extra);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, extra);
     const char *args2[] = {"--moves", "L F' (U' D) R2 B D' L2 F U2 R'",
                            "--profile", path, "--port", portspec, "--json",
                            "-q", NULL};
     cJSON *j = NULL;
-    assert_int_equal(run_ctl(fx, args2, &j), 0);
-    sim_finish(fx, 0, &r);
+    assert_int_equal(run_on_sim(fx, args2, &j, &r), 0);
     const cJSON *a = jattempt(j, 0);
     double p = jnum(a, "predicted_ms"), m = jnum(a, "measured_ms");
     if (p < m - 0.01 || p > m + 0.01)
@@ -1232,12 +1218,10 @@ static void test_e2e_silent_client(void **state)
 {
     fixture *fx = *state;
     const char *extra[] = {NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    int silent = test_tcp_connect(port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
+    int silent = test_tcp_connect(fx->port[0]);
     struct timespec settle = {0, 200000000L};
     nanosleep(&settle, NULL);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
     const char *args[] = {"status", "--port", portspec, "-q", NULL};
     assert_int_equal(run_ctl(fx, args, NULL), 4);
     assert_true(log_says(fx, "cannot reach the robot"));
@@ -1271,9 +1255,7 @@ static void test_e2e_frozen_firmware(void **state)
     const char *extra[] = {"--scramble",
                            "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'",
                            "--speed", "1", NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
     const char *args[] = {"--moves", moves, "--port", portspec, "--json",
                           "--connect-timeout-ms", "8000", "-q", NULL};
     pid_t sim = fx->sim[0];
