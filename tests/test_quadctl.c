@@ -1113,9 +1113,7 @@ static void test_e2e_old_firmware(void **state)
     socklen_t alen = sizeof a;
     assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
     int port = ntohs(a.sin_port);
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_HELLO;
+    fwp_message m = test_fwp_message(FWP_MSG_HELLO, 0, 0);
     m.u.hello = test_fwp_hello(1, 0x01D);
     uint8_t wire[FWP_MAX_WIRE];
     size_t len = test_fwp_wire(&m, wire);

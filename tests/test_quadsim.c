@@ -856,9 +856,7 @@ static void host_send(host *h, const fwp_message *m)
 
 static void send_simple(host *h, int type)
 {
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = (uint8_t)type;
+    fwp_message m = test_fwp_message((uint8_t)type, 0, 0);
     if (type == FWP_MSG_STATUS)
         m.u.status.query = true;
     host_send(h, &m);
@@ -868,9 +866,7 @@ static void send_simple(host *h, int type)
 static void send_steps(host *h, const fwp_step *s, int n, int batch)
 {
     for (int i = 0; i < n; i += batch) {
-        fwp_message m;
-        memset(&m, 0, sizeof m);
-        m.type = FWP_MSG_STEPS;
+        fwp_message m = test_fwp_message(FWP_MSG_STEPS, 0, 0);
         m.u.steps.count = (uint8_t)(n - i < batch ? n - i : batch);
         memcpy(m.u.steps.step, s + i, sizeof *s * m.u.steps.count);
         host_send(h, &m);
@@ -1087,9 +1083,7 @@ static void test_garbage(void **state)
         noise[i] = (uint8_t)(sim_rand_next(&rng) | 1);
     assert_int_equal(write(h->fd, noise, sizeof noise), (ssize_t)sizeof noise);
     assert_int_equal(write(h->fd, junk, 500), 500);
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STATUS;
+    fwp_message m = test_fwp_message(FWP_MSG_STATUS, 0, 0);
     m.u.status.query = true;
     uint8_t wire[FWP_MAX_WIRE];
     size_t n = test_fwp_wire(&m, wire);

@@ -312,6 +312,20 @@ static inline pid_t test_start(const char *const *argv, const char *err_path,
 
 #include "fwp.h"
 
+/* A message of the given type, sequence and acknowledgement numbers,
+ * every other field zero (a copy need not keep the padding zero: whole
+ * structs that are compared are zeroed in place). */
+static inline fwp_message test_fwp_message(uint8_t type, uint8_t seq,
+                                           uint8_t ack)
+{
+    fwp_message m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    m.seq = seq;
+    m.ack = ack;
+    return m;
+}
+
 /* A message as it goes on the wire: delimiter, COBS frame, delimiter.
  * out holds FWP_MAX_WIRE bytes; returns the length written. */
 static inline size_t test_fwp_wire(const fwp_message *m, uint8_t *out)
