@@ -32,8 +32,9 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t';
 }
 
-/* Reads one turn at *p; on success advances *p and returns 1. */
-static int read_turn(const char **p, int *face, int *turn)
+/* Reads one turn at *p: its face and quarter turns (1..3); on success
+ * advances *p and returns 1. */
+static int read_turn(const char **p, int *face, int *quarters)
 {
     const char *f = strchr(face_chars, **p);
     if (!**p || !f)
@@ -41,13 +42,13 @@ static int read_turn(const char **p, int *face, int *turn)
     *face = (int)(f - face_chars);
     (*p)++;
     if (**p == '2') {
-        *turn = 1;
+        *quarters = 2;
         (*p)++;
     } else if (**p == '\'') {
-        *turn = 2;
+        *quarters = 3;
         (*p)++;
     } else {
-        *turn = 0;
+        *quarters = 1;
     }
     return 1;
 }
@@ -56,35 +57,26 @@ static int read_turn(const char **p, int *face, int *turn)
 static const char *read_move(const char *p, size_t len, void *item)
 {
     const char *end = p + len;
-    int f1, t1, f2, t2;
-    qs_move m;
+    int face[2], quarters[2], n = 1;
     if (*p != '(') {
-        if (!read_turn(&p, &f1, &t1))
+        if (!read_turn(&p, &face[0], &quarters[0]))
             return "";
-        m = (qs_move)(f1 * 3 + t1);
     } else {
         p++;
-        if (!read_turn(&p, &f1, &t1) || !is_blank(*p))
+        if (!read_turn(&p, &face[0], &quarters[0]) || !is_blank(*p))
             return "";
         while (is_blank(*p))
             p++;
-        if (!read_turn(&p, &f2, &t2) || *p != ')')
+        if (!read_turn(&p, &face[1], &quarters[1]) || *p != ')')
             return "";
         p++;
-        if (f1 % 3 != f2 % 3 || f1 == f2)
-            return "";
-        if (f1 > f2) {
-            int tf = f1, tt = t1;
-            f1 = f2;
-            t1 = t2;
-            f2 = tf;
-            t2 = tt;
-        }
-        m = (qs_move)(18 + f1 * 9 + t1 * 3 + t2);
+        n = 2;
     }
-    if (p != end)
+    /* A pair of faces that are not opposite is no move. */
+    int m = qs_move_compose(n, face, quarters);
+    if (p != end || m < 0)
         return "";
-    *(qs_move *)item = m;
+    *(qs_move *)item = (qs_move)m;
     return NULL;
 }
 

@@ -146,6 +146,15 @@ void qs_cube_random(qs_cube *c, uint64_t *rng_state);
 typedef uint8_t qs_move;
 
 #define QS_MOVE_COUNT 45
+
+/* The faces (URFDLB index) a move turns and the quarter turns of each
+ * (1..3, 3 being the inverse quarter): returns 1 for a single face, 2 for
+ * a pair, its U, R or F face first. */
+int qs_move_decompose(qs_move m, int face[2], int quarters[2]);
+/* The inverse: the move turning n faces (one, or two opposite faces in
+ * either order) by quarters (1..3) each, or QS_ERR_ARGUMENT when no move
+ * does that. */
+int qs_move_compose(int n, const int face[2], const int quarters[2]);
 #define QS_MAX_MOVES 64 /* longest sequence any API produces or accepts */
 #define QS_MAX_THREADS 256 /* most threads one search may use */
 
