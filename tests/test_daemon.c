@@ -168,25 +168,27 @@ static const char *type_of(const cJSON *o)
     return cJSON_IsString(t) ? t->valuestring : "";
 }
 
-static const char *error_code(const cJSON *o)
+/* A field of a reply's error ("code", "reason", "message"), or "". */
+static const char *error_field(const cJSON *o, const char *key)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
-    return cJSON_IsString(c) ? c->valuestring : "";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static const char *error_code(const cJSON *o)
+{
+    return error_field(o, "code");
 }
 
 static const char *error_reason(const cJSON *o)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "reason");
-    return cJSON_IsString(c) ? c->valuestring : "";
+    return error_field(o, "reason");
 }
 
 static const char *error_message(const cJSON *o)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
-    return cJSON_IsString(m) ? m->valuestring : "";
+    return error_field(o, "message");
 }
 
 /* Waits for the final reply (not accepted/progress) of any request
