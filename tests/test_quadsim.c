@@ -44,13 +44,6 @@
 
 /* ------------------------------------------------------------- utilities */
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
 /* A step in the compact spelling of testutil.h: st(id, "tT..") is the
  * tilt tRL. */
 static fwp_step st(uint16_t id, const char *a)
@@ -667,7 +660,7 @@ static int sim_stop(simproc *sp, int sig)
             sp->pid = 0;
             fail_msg("quadsim did not exit after signal %d", sig);
         }
-        sleep_ms(5);
+        test_sleep_ms(5);
     }
     sp->pid = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -782,7 +775,7 @@ static bool host_run(host *h, int ms, bool (*done)(const host *, int),
             return false;
         int wait = (int)(left < (int64_t)next ? left : (int64_t)next);
         if (h->eof) {
-            sleep_ms(wait < 10 ? wait : 10);
+            test_sleep_ms(wait < 10 ? wait : 10);
             continue;
         }
         struct pollfd p = {h->fd, POLLIN, 0};
@@ -1071,7 +1064,7 @@ static void test_garbage(void **state)
     int fd = test_tcp_connect(sp->port);
     assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
     close(fd);
-    sleep_ms(50);
+    test_sleep_ms(50);
     assert_true(sim_alive(sp));
 
     host_connect(h, test_tcp_connect(sp->port), 0x3003, 50);
@@ -1184,7 +1177,7 @@ static void test_watchdog(void **state)
     send_steps(h, steps, 32, 32); /* 30 ms each at --speed 2 */
     assert_true(host_run(h, 3000, done_at_least, 2));
 
-    sleep_ms(500); /* no heartbeat, no ack, nothing read */
+    test_sleep_ms(500); /* no heartbeat, no ack, nothing read */
 
     assert_true(host_run(h, 3000, faults_at_least, 1));
     assert_int_equal(h->faults[0].code, FWP_FAULT_LINK_LOST);
@@ -1372,17 +1365,12 @@ static void test_pty(void **state)
 }
 
 /* Runs quadsim with a shell command line; returns the exit status and
- * the first 4 KB of stdout+stderr in out. */
+ * as much of stdout+stderr as out holds. */
 static int run_cli(const char *args, char *out, size_t cap)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", quadsim_path(), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return test_run_into(cmd, out, cap);
 }
 
 static void test_command_line(void **state)

@@ -141,6 +141,29 @@ static inline char *test_read_all(FILE *f)
     return buf;
 }
 
+/* Runs a shell command; returns its exit status (-1 when a signal ended
+ * it) and its whole standard output in *out (caller frees). */
+#include <sys/wait.h>
+static inline int test_run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        fail_msg("cannot run %s", cmd);
+    *out = test_read_all(p);
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* test_run with the output cut to fit out (len bytes). */
+static inline int test_run_into(const char *cmd, char *out, size_t len)
+{
+    char *all;
+    int rc = test_run(cmd, &all);
+    snprintf(out, len, "%s", all);
+    free(all);
+    return rc;
+}
+
 /* ------------------------------------------- processes a test starts */
 
 /* Every daemon or simulator a test starts comes from test_fork. A process
@@ -225,6 +248,15 @@ static inline int64_t test_mono_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleeps ms milliseconds, on through interrupting signals. */
+#include <errno.h>
+static inline void test_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
 }
 
 /* ------------------------------------------------------- scaled waits */
