@@ -104,6 +104,11 @@ typedef struct {
     FILE *log;              /* progress messages */
 } ctl_options;
 
+/* A progress message, "quadctl: " and a line on opt->log, when
+ * opt->verbose is at least level (1 progress, 2 protocol). */
+void ctl_say(const ctl_options *opt, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* What one execution did, step by step. Arrays are the caller's, n long. */
 typedef struct {
     int n;                 /* primitives to execute */

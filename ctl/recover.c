@@ -29,21 +29,13 @@ static int position_of(const robot_sim *w, int face)
 
 qs_move ctl_view_move(const robot_sim *w, qs_move m)
 {
-    if (m < 18)
-        return (qs_move)(position_of(w, m / 3) * 3 + m % 3);
-    int axis = (m - 18) / 9, q0 = (m - 18) / 3 % 3, q1 = (m - 18) % 3;
-    int p0 = position_of(w, axis), p1 = position_of(w, axis + 3);
-    /* A pair is written with its U, R or F face first. */
-    if (p0 > p1) {
-        int t = p0;
-        p0 = p1;
-        p1 = t;
-        t = q0;
-        q0 = q1;
-        q1 = t;
-    }
-    (void)p1;
-    return (qs_move)(18 + p0 * 9 + q0 * 3 + q1);
+    /* The same turns of the positions where the faces now are. */
+    int face[2], quarters[2], at[2] = {0, 0};
+    int k = qs_move_decompose(m, face, quarters);
+    for (int i = 0; i < k; i++)
+        at[i] = position_of(w, face[i]);
+    int v = qs_move_compose(k, at, quarters);
+    return v < 0 ? m : (qs_move)v;
 }
 
 int ctl_replay_done(robot_sim *world, const robot_step *plan, int n,

@@ -13,7 +13,6 @@
 #include "ctl.h"
 
 #include <cJSON.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,21 +79,6 @@ int ctl_exit_status(int err)
     case CTL_ERR_STATE: return 5;
     default: return 1; /* the execution stopped */
     }
-}
-
-static void say(const ctl_run *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void say(const ctl_run *r, const char *fmt, ...)
-{
-    if (!r->conn.log || r->conn.verbose < 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("quadctl: ", r->conn.log);
-    vfprintf(r->conn.log, fmt, ap);
-    fputc('\n', r->conn.log);
-    va_end(ap);
 }
 
 /* ----------------------------------------------------------------- plans */
@@ -212,7 +196,9 @@ int ctl_run_solve(ctl_run *r)
             finish(r, rc, a->message);
             break;
         }
-        say(r, "plan %d: %d robot steps, %d protocol steps, %.0f ms predicted",
+        ctl_say(
+            &r->conn, 1,
+            "plan %d: %d robot steps, %d protocol steps, %.0f ms predicted",
             k + 1, a->plan.n, a->n_prims, a->plan.cost_ms);
         if (!open) {
             rc = ctl_session_open(s, &r->conn, detail, sizeof detail);
@@ -261,8 +247,9 @@ int ctl_run_solve(ctl_run *r)
             /* The firmware did not say that it stopped: its last STATUS
              * may be older than the steps it ran, so nothing is known. */
             if (r->recover)
-                say(r, "cannot recover: what ran beyond the confirmed steps "
-                       "is unknown");
+                ctl_say(&r->conn, 1,
+                        "cannot recover: what ran beyond the confirmed steps "
+                        "is unknown");
             break;
         }
         /* The firmware's cube, when it reports one, must be the replay's:
@@ -305,8 +292,10 @@ int ctl_run_solve(ctl_run *r)
             break;
         char grips[64];
         ctl_status_describe(&s->status, grips, sizeof grips);
-        say(r, "recovering: %d of %d protocol steps were done; the "
-               "firmware says %s", a->x.confirmed, a->n_prims, grips);
+        ctl_say(&r->conn, 1,
+                "recovering: %d of %d protocol steps were done; the "
+                "firmware says %s",
+                a->x.confirmed, a->n_prims, grips);
     }
     if (rc == CTL_OK) {
         /* A firmware that knows its cube can confirm the result. */

@@ -27,18 +27,15 @@
 
 #define READ_CHUNK 4096
 
-static void logv(const ctl_session *s, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void logv(const ctl_session *s, int level, const char *fmt, ...)
+void ctl_say(const ctl_options *opt, int level, const char *fmt, ...)
 {
-    if (!s->opt.log || s->opt.verbose < level)
+    if (!opt->log || opt->verbose < level)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("quadctl: ", s->opt.log);
-    vfprintf(s->opt.log, fmt, ap);
-    fputc('\n', s->opt.log);
+    fputs("quadctl: ", opt->log);
+    vfprintf(opt->log, fmt, ap);
+    fputc('\n', opt->log);
     va_end(ap);
 }
 
@@ -100,7 +97,7 @@ static void fail(ctl_session *s, int err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(x->message, sizeof x->message, fmt, ap);
     va_end(ap);
-    logv(s, 1, "%s", x->message);
+    ctl_say(&s->opt, 1, "%s", x->message);
 }
 
 /* ---------------------------------------------------- endpoint callbacks */
@@ -127,7 +124,8 @@ static void on_done(ctl_session *s, const fwp_step_event *e)
 {
     ctl_exec *x = s->x;
     if (!x) {
-        logv(s, 2, "DONE of step %u outside an execution", e->step_id);
+        ctl_say(&s->opt, 2, "DONE of step %u outside an execution",
+                e->step_id);
         return;
     }
     int idx = id_diff(e->step_id, x->first_id);
@@ -155,8 +153,8 @@ static void on_nak(ctl_session *s, const fwp_nak *k)
         if (s->batch[i].live && s->batch[i].seq == k->ref_seq)
             b = i;
     if (!x || b < 0) {
-        logv(s, 1, "the firmware refused message %u (%s)", k->ref_seq,
-             nak_name(k->reason));
+        ctl_say(&s->opt, 1, "the firmware refused message %u (%s)", k->ref_seq,
+                nak_name(k->reason));
         if (x && k->reason != FWP_NAK_BUSY)
             fail(s, CTL_ERR_REFUSED, "the firmware refused a message: NAK %s",
                  nak_name(k->reason));
@@ -176,8 +174,8 @@ static void on_nak(ctl_session *s, const fwp_nak *k)
          * NAK could name a newer batch: wait for room instead. */
         x->busy_until_us = ctl_now_us() + 50000;
         x->busy_naks++;
-        logv(s, 2, "steps from %u refused BUSY: sending them again",
-             id_add(x->first_id, first));
+        ctl_say(&s->opt, 2, "steps from %u refused BUSY: sending them again",
+                id_add(x->first_id, first));
         return;
     }
     x->nak_reason = k->reason;
@@ -211,10 +209,11 @@ static void ep_message(void *ctx, const fwp_message *m)
     case FWP_MSG_HELLO:
         s->peer = m->u.hello;
         s->have_peer = true;
-        logv(s, 2, "firmware HELLO: session 0x%08x, max_steps %u, window %u, "
-                   "watchdog %u ms, features 0x%02x",
-             m->u.hello.session, m->u.hello.max_steps, m->u.hello.window,
-             m->u.hello.link_timeout_ms, m->u.hello.features);
+        ctl_say(&s->opt, 2,
+                "firmware HELLO: session 0x%08x, max_steps %u, window %u, "
+                "watchdog %u ms, features 0x%02x",
+                m->u.hello.session, m->u.hello.max_steps, m->u.hello.window,
+                m->u.hello.link_timeout_ms, m->u.hello.features);
         break;
     case FWP_MSG_EVENT:
         if (m->u.event.kind == FWP_STEP_DONE)
@@ -226,9 +225,10 @@ static void ep_message(void *ctx, const fwp_message *m)
         s->states_seen |= 1u << (m->u.status.state & 31);
         if (stopped_state(m->u.status.state))
             s->stopped_seen = true;
-        logv(s, 2, "STATUS state %u last_step %u fault 0x%04x queued %u",
-             m->u.status.state, m->u.status.last_step, m->u.status.fault,
-             m->u.status.queued);
+        ctl_say(&s->opt, 2,
+                "STATUS state %u last_step %u fault 0x%04x queued %u",
+                m->u.status.state, m->u.status.last_step, m->u.status.fault,
+                m->u.status.queued);
         if (s->x && (m->u.status.state == FWP_ROBOT_FAULT ||
                      m->u.status.state == FWP_ROBOT_STOPPED))
             fail(s, m->u.status.state == FWP_ROBOT_FAULT ? CTL_ERR_FAULT
@@ -274,7 +274,7 @@ static void ep_event(void *ctx, int event, int detail)
     case FWP_EV_CONNECTED:
         s->connected = true;
         s->n_connects++;
-        logv(s, 2, "connected");
+        ctl_say(&s->opt, 2, "connected");
         break;
     case FWP_EV_PEER_RESET:
         s->connected = false;
@@ -300,8 +300,8 @@ static void ep_event(void *ctx, int event, int detail)
         break;
     case FWP_EV_INCOMPATIBLE:
         s->incompatible = detail;
-        logv(s, 1, "incompatible firmware HELLO (%s)",
-             detail == 1 ? "protocol version" : "not a firmware");
+        ctl_say(&s->opt, 1, "incompatible firmware HELLO (%s)",
+                detail == 1 ? "protocol version" : "not a firmware");
         break;
     default:
         break;
@@ -321,7 +321,8 @@ static bool drain(ctl_session *s)
             continue;
         }
         if (k < 0) {
-            logv(s, 1, "the connection to %s was closed", s->link.spec);
+            ctl_say(&s->opt, 1, "the connection to %s was closed",
+                    s->link.spec);
             ctl_link_close(&s->link);
             s->link_up = false;
             s->link_event = CTL_ERR_LINK_LOST;
@@ -469,7 +470,7 @@ static int reconnect(ctl_session *s, char *err, size_t err_len)
             CTL_OK) {
             s->link = l;
             s->link_up = true;
-            logv(s, 1, "reconnected to %s", s->opt.port);
+            ctl_say(&s->opt, 1, "reconnected to %s", s->opt.port);
             break;
         }
         if (ctl_now_us() > end) {
@@ -563,7 +564,7 @@ int ctl_session_home(ctl_session *s, char *err, size_t err_len)
             return CTL_ERR_LINK_LOST;
         }
     }
-    logv(s, 1, "homed");
+    ctl_say(&s->opt, 1, "homed");
     return CTL_OK;
 }
 
@@ -612,8 +613,8 @@ static void stop_and_settle(ctl_session *s)
     char why[256];
     if (!s->link_up || !s->connected) {
         if (reconnect(s, why, sizeof why) != CTL_OK) {
-            logv(s, 1, "%s; what ran beyond the confirmed steps is unknown",
-                 why);
+            ctl_say(&s->opt, 1,
+                    "%s; what ran beyond the confirmed steps is unknown", why);
             return;
         }
     }
@@ -626,18 +627,18 @@ static void stop_and_settle(ctl_session *s)
         if (s->connected && sent_in != s->n_connects) {
             sent_in = s->n_connects;
             if (send_simple(s, FWP_MSG_ESTOP, false) == FWP_OK)
-                logv(s, 1, "ESTOP sent");
+                ctl_say(&s->opt, 1, "ESTOP sent");
             send_simple(s, FWP_MSG_STATUS, true);
         }
         if (!pump(s, 20)) {
             if (reconnect(s, why, sizeof why) != CTL_OK) {
-                logv(s, 1, "%s", why);
+                ctl_say(&s->opt, 1, "%s", why);
                 return;
             }
         }
     }
     if (!s->stopped_seen) {
-        logv(s, 1, "the firmware did not confirm that it stopped");
+        ctl_say(&s->opt, 1, "the firmware did not confirm that it stopped");
         return;
     }
     /* Every DONE the firmware sent came before this STATUS; when reports

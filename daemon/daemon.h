@@ -1,29 +1,15 @@
 /*
- * daemon.h - what the files of quadsolved share: its configuration, the
- * logger, and the two ways of serving (the ZeroMQ server and the
- * rob-twophase/qphase-compatible line mode). Not a library: the daemon is
- * one executable.
+ * daemon.h - what the files of quadsolved share: its configuration (with
+ * the logger's level, qlog.h) and the two ways of serving (the ZeroMQ
+ * server and the rob-twophase/qphase-compatible line mode). Not a
+ * library: the daemon is one executable.
  */
 #ifndef QSD_DAEMON_H
 #define QSD_DAEMON_H
 
-#include <stdarg.h>
-
+#include "qlog.h"
 #include "qsservice.h"
 #include "qtab.h"
-
-typedef enum {
-    QSD_LOG_DEBUG = 0,
-    QSD_LOG_INFO = 1,
-    QSD_LOG_WARN = 2,
-    QSD_LOG_ERROR = 3,
-} qsd_log_level;
-
-/* Messages below this level are dropped (set once, before threads). */
-void qsd_log_set_level(qsd_log_level level);
-/* One line on stderr: UTC timestamp, level, message. Thread-safe. */
-void qsd_log(qsd_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 typedef struct {
     const char *bind;          /* ZeroMQ endpoint */
@@ -40,6 +26,7 @@ typedef struct {
     qtab_robot_size robot_tables; /* the robot set's size */
     const char *curve_secret;  /* file with the server's secret key */
     const char *curve_clients; /* directory of allowed client public keys */
+    qlog log;                  /* --log-level */
     /* line mode */
     qs_metric line_metric;
     int line_time_ms;

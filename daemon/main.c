@@ -196,6 +196,7 @@ int main(int argc, char **argv)
     cfg.line_time_ms = QSV_DEFAULT_TIME_MS;
     robot_profile_builtin("default", &cfg.line_profile);
     cfg.line_objective = ROBOT_OBJ_MOVES;
+    cfg.log = (qlog){QLOG_INFO, NULL};
     int stdio_mode = 0;
 
     argv = merge_env_options(&argc, argv);
@@ -249,16 +250,10 @@ int main(int argc, char **argv)
             cfg.curve_clients = VALUE();
         } else if (strcmp(a, "--log-level") == 0) {
             const char *l = VALUE();
-            if (strcmp(l, "debug") == 0)
-                qsd_log_set_level(QSD_LOG_DEBUG);
-            else if (strcmp(l, "info") == 0)
-                qsd_log_set_level(QSD_LOG_INFO);
-            else if (strcmp(l, "warn") == 0)
-                qsd_log_set_level(QSD_LOG_WARN);
-            else if (strcmp(l, "error") == 0)
-                qsd_log_set_level(QSD_LOG_ERROR);
-            else
+            int level = qlog_level_parse(l);
+            if (level < 0 || level == QLOG_OFF)
                 die("--log-level: '%s' is not debug, info, warn or error", l);
+            cfg.log.level = (qlog_level)level;
         } else if (strcmp(a, "--keygen") == 0) {
             return keygen(VALUE());
         } else if (strcmp(a, "--stdio") == 0) {

@@ -95,6 +95,7 @@ typedef struct outmsg {
 
 struct server {
     const qsd_config *cfg;
+    const qlog *log;         /* &cfg->log */
     double start_ms;
     void *zctx, *router;
     void *monitor;           /* PAIR: the router's connection events */
@@ -165,7 +166,7 @@ static void on_signal(int sig)
 static void wake_main(server *s, char c)
 {
     if (write(s->wake[1], &c, 1) < 0 && errno != EAGAIN)
-        qsd_log(QSD_LOG_WARN, "wake pipe: %s", strerror(errno));
+        qlog_write(s->log, QLOG_WARN, "wake pipe: %s", strerror(errno));
 }
 
 /* Queues a frame for the main thread (takes text, which may be NULL when
@@ -175,7 +176,7 @@ static void post(server *s, const uint8_t *identity, size_t identity_len,
 {
     outmsg *m = text ? malloc(sizeof *m) : NULL;
     if (!m) {
-        qsd_log(QSD_LOG_ERROR, "out of memory: a reply is lost");
+        qlog_write(s->log, QLOG_ERROR, "out of memory: a reply is lost");
         qsv_free(text);
         return;
     }
@@ -200,14 +201,15 @@ static void send_frame(server *s, const uint8_t *identity, size_t len,
                        int envelope, const char *text)
 {
     if (zmq_send(s->router, identity, len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
-        qsd_log(errno == EHOSTUNREACH ? QSD_LOG_DEBUG : QSD_LOG_WARN,
-                "reply dropped: %s", zmq_strerror(errno));
+        qlog_write(s->log, errno == EHOSTUNREACH ? QLOG_DEBUG : QLOG_WARN,
+                   "reply dropped: %s", zmq_strerror(errno));
         return;
     }
     if (envelope)
         zmq_send(s->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT);
     if (zmq_send(s->router, text, strlen(text), ZMQ_DONTWAIT) < 0)
-        qsd_log(QSD_LOG_WARN, "reply dropped: %s", zmq_strerror(errno));
+        qlog_write(s->log, QLOG_WARN, "reply dropped: %s",
+                   zmq_strerror(errno));
 }
 
 static void flush_outbox(server *s)
@@ -373,13 +375,14 @@ static void table_log(void *ctx, qtab_log_level level, const char *msg)
     server *s = ctx;
     /* A generation stopped by a shutdown is not an error. */
     if (atomic_load(&s->loader_cancel) && level != QTAB_LOG_INFO) {
-        qsd_log(QSD_LOG_INFO, "tables: %s", msg);
+        qlog_write(s->log, QLOG_INFO, "tables: %s", msg);
         return;
     }
-    qsd_log(level == QTAB_LOG_ERROR  ? QSD_LOG_ERROR
-            : level == QTAB_LOG_WARN ? QSD_LOG_WARN
-                                     : QSD_LOG_INFO,
-            "tables: %s", msg);
+    qlog_write(s->log,
+               level == QTAB_LOG_ERROR  ? QLOG_ERROR
+               : level == QTAB_LOG_WARN ? QLOG_WARN
+                                        : QLOG_INFO,
+               "tables: %s", msg);
 }
 
 static void *loader_main(void *arg)
@@ -406,7 +409,7 @@ static void *loader_main(void *arg)
             o.optimal = s->cfg->optimal_tables;
         o.robot = s->cfg->robot_tables;
         double t0 = now_ms();
-        qsd_log(QSD_LOG_INFO, "loading %s tables", qs_metric_name(m));
+        qlog_write(s->log, QLOG_INFO, "loading %s tables", qs_metric_name(m));
         qtab_set *set = NULL;
         int rc = atomic_load(&s->loader_cancel) ? QTAB_ERR_GENERATE
                                                 : qtab_open(m, &o, &set);
@@ -414,25 +417,25 @@ static void *loader_main(void *arg)
         if (rc == QTAB_OK) {
             s->sets[m] = set;
             s->tables[m] = TABLES_READY;
-            qsd_log(QSD_LOG_INFO, "%s tables ready in %.0f ms",
-                    qs_metric_name(m), now_ms() - t0);
+            qlog_write(s->log, QLOG_INFO, "%s tables ready in %.0f ms",
+                       qs_metric_name(m), now_ms() - t0);
             if (qsv_optimal_supported(m) &&
                 s->cfg->optimal_tables == QTAB_OPTIMAL_LARGE &&
                 !qs_tables_optimal_large(qtab_set_tables(set)))
-                qsd_log(QSD_LOG_WARN,
-                        "%s: --optimal-tables large, but the set has no "
-                        "large optimal table; optimal solves use the small "
-                        "bound",
-                        qs_metric_name(m));
+                qlog_write(s->log, QLOG_WARN,
+                           "%s: --optimal-tables large, but the set has no "
+                           "large optimal table; optimal solves use the small "
+                           "bound",
+                           qs_metric_name(m));
         } else {
             s->tables[m] = TABLES_FAILED;
             snprintf(s->table_error[m], sizeof s->table_error[m], "%s",
                      atomic_load(&s->loader_cancel) ? "daemon stopping"
                                                     : qtab_strerror(rc));
-            qsd_log(atomic_load(&s->loader_cancel) ? QSD_LOG_INFO
-                                                    : QSD_LOG_ERROR,
-                    "%s tables not loaded: %s", qs_metric_name(m),
-                    s->table_error[m]);
+            qlog_write(s->log,
+                       atomic_load(&s->loader_cancel) ? QLOG_INFO : QLOG_ERROR,
+                       "%s tables not loaded: %s", qs_metric_name(m),
+                       s->table_error[m]);
         }
         pthread_cond_broadcast(&s->work);
         pthread_mutex_unlock(&s->mu);
@@ -537,12 +540,14 @@ static char *run_job(server *s, job *j, qsv_result *res)
     if (rc == QSV_OK) {
         res->queue_ms = j->started_ms - j->received_ms;
         text = qsv_reply_result(j->req.id, res);
-        qsd_log(QSD_LOG_DEBUG, "solved %s: %s%s %d in %.1f ms", j->req.id,
-                qs_metric_name(req.metric), req.optimal ? " optimal" : "",
-                res->sol[0].length, res->solve_ms);
+        qlog_write(s->log, QLOG_DEBUG, "solved %s: %s%s %d in %.1f ms",
+                   j->req.id, qs_metric_name(req.metric),
+                   req.optimal ? " optimal" : "", res->sol[0].length,
+                   res->solve_ms);
     } else {
         if (rc == QSV_ERR_INTERNAL)
-            qsd_log(QSD_LOG_ERROR, "request %s: %s", j->req.id, f.message);
+            qlog_write(s->log, QLOG_ERROR, "request %s: %s", j->req.id,
+                       f.message);
         text = qsv_reply_error(j->req.id, &f);
     }
     return text;
@@ -553,7 +558,7 @@ static void *worker_main(void *arg)
     server *s = arg;
     qsv_result *res = malloc(sizeof *res);
     if (!res) {
-        qsd_log(QSD_LOG_ERROR, "worker: out of memory");
+        qlog_write(s->log, QLOG_ERROR, "worker: out of memory");
         return NULL;
     }
     for (;;) {
@@ -601,7 +606,7 @@ static void reply_now(server *s, const uint8_t *identity, size_t len,
                       int envelope, char *text)
 {
     if (!text) {
-        qsd_log(QSD_LOG_ERROR, "out of memory: a reply is lost");
+        qlog_write(s->log, QLOG_ERROR, "out of memory: a reply is lost");
         return;
     }
     send_frame(s, identity, len, envelope, text);
@@ -611,8 +616,8 @@ static void reply_now(server *s, const uint8_t *identity, size_t len,
 static void reply_failure(server *s, const uint8_t *identity, size_t len,
                           int envelope, const char *id, const qsv_failure *f)
 {
-    qsd_log(QSD_LOG_DEBUG, "request %s refused: %s: %s", id,
-            qsv_errcode(f->code), f->message);
+    qlog_write(s->log, QLOG_DEBUG, "request %s refused: %s: %s", id,
+               qsv_errcode(f->code), f->message);
     reply_now(s, identity, len, envelope, qsv_reply_error(id, f));
 }
 
@@ -686,7 +691,7 @@ static void handle_request(server *s, const uint8_t *identity, size_t idlen,
 {
     qsv_request *req = malloc(sizeof *req);
     if (!req) {
-        qsd_log(QSD_LOG_ERROR, "out of memory: a request is dropped");
+        qlog_write(s->log, QLOG_ERROR, "out of memory: a request is dropped");
         return;
     }
     qsv_failure f = {0, "", ""};
@@ -877,8 +882,8 @@ static int receive_one(server *s, char *frame)
     drain_monitor(s);
     if ((srcfd >= 0 && srcfd < MAX_TRACKED_FD && s->conn[srcfd].closed) ||
         from_earlier_connection(s, srcfd, identity, idlen)) {
-        qsd_log(QSD_LOG_DEBUG,
-                "a request from a closed connection is dropped");
+        qlog_write(s->log, QLOG_DEBUG,
+                   "a request from a closed connection is dropped");
         return 1;
     }
     qsv_failure f = {0, "", ""};
@@ -988,10 +993,10 @@ static void cancel_connection(server *s, int fd, const uint8_t *identity,
         free(j);
     }
     if (dropped || stopped)
-        qsd_log(QSD_LOG_INFO,
-                "a client connection closed: %d queued request(s) dropped, "
-                "%d running cancelled",
-                dropped, stopped);
+        qlog_write(s->log, QLOG_INFO,
+                   "a client connection closed: %d queued request(s) dropped, "
+                   "%d running cancelled",
+                   dropped, stopped);
 }
 
 /* The descriptor's current connection has closed: its identity joins
@@ -1085,8 +1090,8 @@ static void drain_monitor(server *s)
             zmq_msg_recv(&addr, s->monitor, 0);
             zmq_msg_close(&addr);
         }
-        qsd_log(QSD_LOG_DEBUG, "socket event %u on descriptor %u",
-                (unsigned)event, (unsigned)value);
+        qlog_write(s->log, QLOG_DEBUG, "socket event %u on descriptor %u",
+                   (unsigned)event, (unsigned)value);
         int fd = (int)value;
         if (event == ZMQ_EVENT_ACCEPTED && fd >= 0 && fd < MAX_TRACKED_FD)
             s->conn[fd].closed = 0;
@@ -1142,9 +1147,9 @@ static void begin_shutdown(server *s)
         free(j);
         n++;
     }
-    qsd_log(QSD_LOG_INFO,
-            "stopping: %d queued request(s) cancelled, %d running", n,
-            running);
+    qlog_write(s->log, QLOG_INFO,
+               "stopping: %d queued request(s) cancelled, %d running", n,
+               running);
 }
 
 /* ------------------------------------------------------------------ CURVE */
@@ -1182,9 +1187,10 @@ typedef struct {
 static void *zap_main(void *arg)
 {
     zap_ctx *z = arg;
-    void *sock = zmq_socket(z->srv->zctx, ZMQ_REP);
+    const server *s = z->srv;
+    void *sock = zmq_socket(s->zctx, ZMQ_REP);
     if (!sock || zmq_bind(sock, "inproc://zeromq.zap.01") != 0) {
-        qsd_log(QSD_LOG_ERROR, "ZAP handler: %s", zmq_strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "ZAP handler: %s", zmq_strerror(errno));
         if (sock)
             zmq_close(sock);
         atomic_store(&z->ready, -1);
@@ -1223,9 +1229,9 @@ static void *zap_main(void *arg)
         char client[41] = "?";
         if (n >= 7 && size[6] == 32)
             zmq_z85_encode(client, (uint8_t *)part[6], 32);
-        qsd_log(allowed ? QSD_LOG_DEBUG : QSD_LOG_WARN,
-                "CURVE client %s %s", client,
-                allowed ? "accepted" : "refused");
+        qlog_write(s->log, allowed ? QLOG_DEBUG : QLOG_WARN,
+                   "CURVE client %s %s", client,
+                   allowed ? "accepted" : "refused");
         zmq_send(sock, "1.0", 3, ZMQ_SNDMORE);
         zmq_send(sock, part[1], size[1] < 256 ? size[1] : 255, ZMQ_SNDMORE);
         zmq_send(sock, allowed ? "200" : "400", 3, ZMQ_SNDMORE);
@@ -1241,42 +1247,44 @@ static int setup_curve(server *s)
     const qsd_config *cfg = s->cfg;
     if (!cfg->curve_secret) {
         if (cfg->curve_clients) {
-            qsd_log(QSD_LOG_ERROR, "--curve-clients needs --curve-secret");
+            qlog_write(s->log, QLOG_ERROR,
+                       "--curve-clients needs --curve-secret");
             return -1;
         }
         return 0;
     }
     if (!zmq_has("curve")) {
-        qsd_log(QSD_LOG_ERROR, "this libzmq was built without CURVE");
+        qlog_write(s->log, QLOG_ERROR, "this libzmq was built without CURVE");
         return -1;
     }
     char secret[41], public[41];
     if (read_key(cfg->curve_secret, secret) != 0) {
-        qsd_log(QSD_LOG_ERROR,
-                "--curve-secret %s: no 40-character Z85 key on its first "
-                "line",
-                cfg->curve_secret);
+        qlog_write(s->log, QLOG_ERROR,
+                   "--curve-secret %s: no 40-character Z85 key on its first "
+                   "line",
+                   cfg->curve_secret);
         return -1;
     }
     if (zmq_curve_public(public, secret) != 0) {
-        qsd_log(QSD_LOG_ERROR, "--curve-secret: not a valid secret key");
+        qlog_write(s->log, QLOG_ERROR,
+                   "--curve-secret: not a valid secret key");
         return -1;
     }
     int one = 1;
     zmq_setsockopt(s->router, ZMQ_CURVE_SERVER, &one, sizeof one);
     zmq_setsockopt(s->router, ZMQ_CURVE_SECRETKEY, secret, 40);
-    qsd_log(QSD_LOG_INFO, "CURVE on; server public key %s", public);
+    qlog_write(s->log, QLOG_INFO, "CURVE on; server public key %s", public);
     if (!cfg->curve_clients) {
-        qsd_log(QSD_LOG_WARN,
-                "CURVE without --curve-clients: any client that knows the "
-                "server key may connect");
+        qlog_write(s->log, QLOG_WARN,
+                   "CURVE without --curve-clients: any client that knows the "
+                   "server key may connect");
         return 0;
     }
     zap_ctx *z = calloc(1, sizeof *z);
     DIR *dir = z ? opendir(cfg->curve_clients) : NULL;
     if (!dir) {
-        qsd_log(QSD_LOG_ERROR, "--curve-clients %s: %s", cfg->curve_clients,
-                strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "--curve-clients %s: %s",
+                   cfg->curve_clients, strerror(errno));
         free(z);
         return -1;
     }
@@ -1288,8 +1296,8 @@ static int setup_curve(server *s)
         char path[4096], key[41];
         snprintf(path, sizeof path, "%s/%s", cfg->curve_clients, e->d_name);
         if (read_key(path, key) != 0) {
-            qsd_log(QSD_LOG_WARN, "--curve-clients: %s holds no key; ignored",
-                    path);
+            qlog_write(s->log, QLOG_WARN,
+                       "--curve-clients: %s holds no key; ignored", path);
             continue;
         }
         void *grown = realloc(z->keys, (size_t)(z->n_keys + 1) * 32);
@@ -1299,7 +1307,8 @@ static int setup_curve(server *s)
         zmq_z85_decode(z->keys[z->n_keys++], key);
     }
     closedir(dir);
-    qsd_log(QSD_LOG_INFO, "CURVE: %d client key(s) allowed", z->n_keys);
+    qlog_write(s->log, QLOG_INFO, "CURVE: %d client key(s) allowed",
+               z->n_keys);
     if (pthread_create(&s->zap, NULL, zap_main, z) != 0) {
         free(z->keys);
         free(z);
@@ -1342,8 +1351,8 @@ static int open_socket(server *s)
     s->zctx = zmq_ctx_new();
     s->router = s->zctx ? zmq_socket(s->zctx, ZMQ_ROUTER) : NULL;
     if (!s->router) {
-        qsd_log(QSD_LOG_ERROR, "cannot create a ZeroMQ socket: %s",
-                zmq_strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "cannot create a ZeroMQ socket: %s",
+                   zmq_strerror(errno));
         return -1;
     }
     int one = 1, linger = 1000, sndhwm = SEND_HWM, rcvhwm = RECEIVE_HWM;
@@ -1358,8 +1367,8 @@ static int open_socket(server *s)
     char ep[512];
     endpoint_for_bind(s->cfg->bind, ep, sizeof ep);
     if (zmq_bind(s->router, ep) != 0) {
-        qsd_log(QSD_LOG_ERROR, "cannot bind %s: %s", s->cfg->bind,
-                zmq_strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "cannot bind %s: %s", s->cfg->bind,
+                   zmq_strerror(errno));
         return -1;
     }
     size_t len = sizeof s->endpoint;
@@ -1374,8 +1383,8 @@ static int open_socket(server *s)
                            ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) !=
             0 ||
         zmq_connect(s->monitor, mon) != 0) {
-        qsd_log(QSD_LOG_ERROR, "cannot monitor the socket: %s",
-                zmq_strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "cannot monitor the socket: %s",
+                   zmq_strerror(errno));
         return -1;
     }
     return 0;
@@ -1392,7 +1401,7 @@ static int start_threads(server *s)
             0)
             s->n_workers++;
     if (pthread_create(&s->loader, NULL, loader_main, s) != 0) {
-        qsd_log(QSD_LOG_ERROR, "cannot start the table loader");
+        qlog_write(s->log, QLOG_ERROR, "cannot start the table loader");
         return -1;
     }
     s->loader_running = 1;
@@ -1405,13 +1414,14 @@ int qsd_serve(const qsd_config *cfg)
     if (!s)
         return 1;
     s->cfg = cfg;
+    s->log = &cfg->log;
     s->start_ms = now_ms();
     robot_model_init(&s->model);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->out_mu, NULL);
     pthread_cond_init(&s->work, NULL);
     if (pipe(s->wake) != 0) {
-        qsd_log(QSD_LOG_ERROR, "pipe: %s", strerror(errno));
+        qlog_write(s->log, QLOG_ERROR, "pipe: %s", strerror(errno));
         return 1;
     }
     for (int i = 0; i < 2; i++)
@@ -1433,10 +1443,11 @@ int qsd_serve(const qsd_config *cfg)
     }
     printf("listening %s\n", s->endpoint);
     fflush(stdout);
-    qsd_log(QSD_LOG_INFO,
-            "quadsolved %s listening on %s (%d worker(s) x %d thread(s), "
-            "queue %d)",
-            QS_VERSION, s->endpoint, cfg->workers, cfg->threads, cfg->queue);
+    qlog_write(s->log, QLOG_INFO,
+               "quadsolved %s listening on %s (%d worker(s) x %d thread(s), "
+               "queue %d)",
+               QS_VERSION, s->endpoint, cfg->workers, cfg->threads,
+               cfg->queue);
     if (start_threads(s) != 0) {
         status = 1;
         begin_shutdown(s);
@@ -1449,7 +1460,7 @@ int qsd_serve(const qsd_config *cfg)
                                    {s->monitor, 0, ZMQ_POLLIN, 0}};
         int n = zmq_poll(items, 3, timeout);
         if (n < 0 && errno != EINTR) {
-            qsd_log(QSD_LOG_ERROR, "poll: %s", zmq_strerror(errno));
+            qlog_write(s->log, QLOG_ERROR, "poll: %s", zmq_strerror(errno));
             status = 1;
             begin_shutdown(s);
         }
@@ -1459,8 +1470,8 @@ int qsd_serve(const qsd_config *cfg)
             while ((got = read(s->wake[0], buf, sizeof buf)) > 0)
                 for (ssize_t i = 0; i < got; i++)
                     if (buf[i] == 'T' || buf[i] == 'I') {
-                        qsd_log(QSD_LOG_INFO, "%s received",
-                                buf[i] == 'T' ? "SIGTERM" : "SIGINT");
+                        qlog_write(s->log, QLOG_INFO, "%s received",
+                                   buf[i] == 'T' ? "SIGTERM" : "SIGINT");
                         begin_shutdown(s);
                     }
         }
@@ -1483,7 +1494,7 @@ int qsd_serve(const qsd_config *cfg)
     flush_outbox(s);
     if (s->loader_running)
         pthread_join(s->loader, NULL);
-    qsd_log(QSD_LOG_INFO, "stopped after %lu request(s)", s->served);
+    qlog_write(s->log, QLOG_INFO, "stopped after %lu request(s)", s->served);
 
 out:
     signal_pipe = -1;

@@ -97,22 +97,6 @@ static const char *names(unsigned m, char buf[16])
     return buf;
 }
 
-/* Turn step: robot positions and quarter turns of the one or two faces. */
-static int turn_faces(int m, int pos[2], int quarters[2])
-{
-    if (m < 18) {
-        pos[0] = m / 3;
-        quarters[0] = m % 3 + 1;
-        return 1;
-    }
-    int axis = (m - 18) / 9;
-    pos[0] = axis;
-    pos[1] = axis + 3;
-    quarters[0] = (m - 18) / 3 % 3 + 1;
-    quarters[1] = (m - 18) % 3 + 1;
-    return 2;
-}
-
 static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
                     char *detail, size_t detail_len)
 {
@@ -122,7 +106,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
         robot_set_detail(detail, detail_len, "turn %d is no move", st->arg);
         return ROBOT_ERR_STEP;
     }
-    int k = turn_faces(st->arg, pos, q);
+    int k = qs_move_decompose(st->arg, pos, q);
     unsigned moving = 0;
     for (int i = 0; i < k; i++) {
         grip[i] = gripper_at(pos[i]);
@@ -167,24 +151,16 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
         return ROBOT_ERR_COLLISION;
     }
     /* The cube-frame move: the same turns of the faces at those
-     * positions; a pair is written with its U, R or F face first. */
-    int f0 = robot_sim_face_at(s, pos[0]);
-    qs_move cm;
-    if (k == 1) {
-        cm = (qs_move)(f0 * 3 + q[0] - 1);
-    } else {
-        int f1 = robot_sim_face_at(s, pos[1]), q0 = q[0], q1 = q[1];
-        if (f0 > f1) {
-            int t = f0;
-            f0 = f1;
-            f1 = t;
-            t = q0;
-            q0 = q1;
-            q1 = t;
-        }
-        cm = (qs_move)(18 + f0 * 9 + (q0 - 1) * 3 + (q1 - 1));
+     * positions. */
+    int faces[2] = {robot_sim_face_at(s, pos[0]),
+                    k == 2 ? robot_sim_face_at(s, pos[1]) : 0};
+    int cm = qs_move_compose(k, faces, q);
+    if (cm < 0) {
+        robot_set_detail(detail, detail_len,
+                         "the faces at the turned positions make no move");
+        return ROBOT_ERR_STEP;
     }
-    qs_cube_apply_move(&s->cube, cm);
+    qs_cube_apply_move(&s->cube, (qs_move)cm);
     int stationary = 0;
     for (int g = 0; g < ROBOT_GRIPPERS; g++)
         stationary += !(moving >> g & 1) && !(regrips >> g & 1) &&

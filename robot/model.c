@@ -59,42 +59,6 @@ int robot_step_op(const robot_step *s)
     }
 }
 
-/* Faces (0..5) and quarter turns (1..3) of qs_move m; returns 1 or 2. */
-static int split_move(int m, int face[2], int quarters[2])
-{
-    if (m < 18) {
-        face[0] = m / 3;
-        quarters[0] = m % 3 + 1;
-        return 1;
-    }
-    int axis = (m - 18) / 9;
-    face[0] = axis;
-    face[1] = axis + 3;
-    quarters[0] = (m - 18) % 9 / 3 + 1;
-    quarters[1] = (m - 18) % 3 + 1;
-    return 2;
-}
-
-/* The qs_move turning face f by q quarters, or the pair of f1 by q1 and
- * f2 by q2 (opposite faces, any order). */
-static int join_single(int f, int q)
-{
-    return f * 3 + q - 1;
-}
-
-static int join_pair(int f1, int q1, int f2, int q2)
-{
-    if (f1 > f2) {
-        int t = f1;
-        f1 = f2;
-        f2 = t;
-        t = q1;
-        q1 = q2;
-        q2 = t;
-    }
-    return 18 + f1 * 9 + (q1 - 1) * 3 + (q2 - 1);
-}
-
 static int blocked_rl(unsigned a)
 {
     return (a & ROBOT_MASK_RL) != 0;
@@ -122,7 +86,7 @@ static int popcount4(unsigned x)
 static int turn_masks(int m, unsigned *moving, unsigned *flipping)
 {
     int face[2], q[2];
-    int k = split_move(m, face, q);
+    int k = qs_move_decompose((qs_move)m, face, q);
     *moving = *flipping = 0;
     for (int i = 0; i < k; i++) {
         int g = grip_of_pos[face[i]];
@@ -251,11 +215,11 @@ static void build_orientations(robot_model *m)
         for (int p = 0; p < 6; p++)
             pos[m->face_at[o][p]] = p;
         for (int cm = 0; cm < QS_MOVE_COUNT; cm++) {
-            int face[2], q[2], rm;
-            if (split_move(cm, face, q) == 1)
-                rm = join_single(pos[face[0]], q[0]);
-            else
-                rm = join_pair(pos[face[0]], q[0], pos[face[1]], q[1]);
+            int face[2], q[2];
+            int k = qs_move_decompose((qs_move)cm, face, q);
+            /* The same turns of the faces at those positions. */
+            int where[2] = {pos[face[0]], k == 2 ? pos[face[1]] : 0};
+            int rm = qs_move_compose(k, where, q);
             m->to_cube[o][rm] = (uint8_t)cm;
             /* The face directions of the move are unchanged: a turn is
              * clockwise seen from its own face in either frame. */

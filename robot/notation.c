@@ -52,17 +52,20 @@ static int robot_turnable(qs_move m)
     return (m - 18) / 9 != 0;
 }
 
-/* Parses the step spanning [p, end); returns NULL on success or a reason. */
-static const char *read_step(const char *p, const char *end, robot_step *s)
+/* Reads the step spanning [p, p + len) (a token: see qs_tokens_parse);
+ * returns NULL on success or a reason. */
+static const char *read_step(const char *p, size_t len, void *item)
 {
+    const char *end = p + len;
+    robot_step *s = item;
     const char *head_end;
     if (*p == '(') {
-        const char *close = memchr(p, ')', (size_t)(end - p));
+        const char *close = memchr(p, ')', len);
         if (!close)
             return "unclosed parenthesis";
         head_end = close + 1;
     } else {
-        head_end = memchr(p, '+', (size_t)(end - p));
+        head_end = memchr(p, '+', len);
         if (!head_end)
             head_end = end;
     }
@@ -105,64 +108,30 @@ static const char *read_step(const char *p, const char *end, robot_step *s)
     return NULL;
 }
 
-/* The end of the step starting at p: a blank or the end of the text,
- * skipping the blank inside a pair's parentheses. */
-static const char *step_end(const char *p)
+/* The robot's error for the solver's from the sequence mechanism. */
+static int step_error(int rc, int syntax)
 {
-    if (*p == '(') {
-        const char *close = strchr(p, ')');
-        if (close)
-            p = close + 1;
+    switch (rc) {
+    case QS_ERR_MOVE: return syntax;
+    case QS_ERR_BUFFER: return ROBOT_ERR_BUFFER;
+    case QS_ERR_ARGUMENT: return ROBOT_ERR_ARGUMENT;
+    default: return rc;
     }
-    while (*p && !is_blank(*p))
-        p++;
-    return p;
 }
 
 int robot_steps_parse(const char *text, robot_step *steps, int max,
                       char *detail, size_t detail_len)
 {
-    int n = 0;
-    if (detail && detail_len > 0)
-        detail[0] = '\0';
-    if (!text || max < 0 || (max > 0 && !steps)) {
-        robot_set_detail(detail, detail_len, "invalid arguments");
-        return ROBOT_ERR_ARGUMENT;
-    }
-    const char *p = text;
-    for (;;) {
-        while (is_blank(*p))
-            p++;
-        if (!*p)
-            break;
-        const char *end = step_end(p);
-        robot_step s;
-        const char *why = read_step(p, end, &s);
-        if (why) {
-            char shown[48];
-            qs_text_quote(p, (size_t)(end - p), shown, sizeof shown);
-            robot_set_detail(detail, detail_len,
-                       "bad step \"%s\" at column %d: %s", shown,
-                       (int)(p - text) + 1, why);
-            return ROBOT_ERR_SYNTAX;
-        }
-        /* Parse on past a full buffer so a later syntax error wins. */
-        if (n < max)
-            steps[n] = s;
-        n++;
-        p = end;
-    }
-    if (n > max) {
-        robot_set_detail(detail, detail_len, "%d steps, at most %d allowed", n, max);
-        return ROBOT_ERR_BUFFER;
-    }
-    return n;
+    return step_error(qs_tokens_parse(text, steps, max, sizeof *steps,
+                                       read_step, "step", detail, detail_len),
+                       ROBOT_ERR_SYNTAX);
 }
 
-/* Appends the spelling of s to buf (at least 48 bytes); returns its length
- * or -1 for a step with no spelling. */
-static int spell_step(const robot_step *s, char *buf)
+/* Writes the spelling of a step to buf (QS_TOKEN_MAX bytes); returns its
+ * length or -1 for a step with no spelling. */
+static int spell_step(const void *item, char *buf)
 {
+    const robot_step *s = item;
     int len = 0, first = 0;
     switch (s->kind) {
     case ROBOT_STEP_TURN:
@@ -198,27 +167,7 @@ static int spell_step(const robot_step *s, char *buf)
 int robot_steps_format(const robot_step *steps, int n, char *out,
                        size_t out_len)
 {
-    size_t pos = 0;
-    if (!out || out_len == 0)
-        return ROBOT_ERR_BUFFER;
-    out[0] = '\0';
-    if (n < 0 || (n > 0 && !steps))
-        return ROBOT_ERR_ARGUMENT;
-    for (int i = 0; i < n; i++) {
-        char tok[64];
-        int len = spell_step(&steps[i], tok);
-        if (len < 0) {
-            out[0] = '\0';
-            return ROBOT_ERR_STEP;
-        }
-        if (pos + (size_t)len + (i > 0) >= out_len) {
-            out[0] = '\0';
-            return ROBOT_ERR_BUFFER;
-        }
-        if (i > 0)
-            out[pos++] = ' ';
-        memcpy(out + pos, tok, (size_t)len + 1);
-        pos += (size_t)len;
-    }
-    return (int)pos;
+    return step_error(qs_tokens_format(steps, n, sizeof *steps, spell_step,
+                                        out, out_len),
+                       ROBOT_ERR_STEP);
 }

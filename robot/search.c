@@ -488,14 +488,7 @@ static void phase1_end(worker *w, int slice, int corners, int o, int set,
         w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
     }
     w->edges_ok = depth;
-    uint8_t perm[8];
-    const uint8_t *upos = t->edge4_pos[w->uedges[depth]];
-    const uint8_t *dpos = t->edge4_pos[w->dedges[depth]];
-    for (int k = 0; k < 4; k++) {
-        perm[upos[k]] = (uint8_t)k;
-        perm[dpos[k]] = (uint8_t)(4 + k);
-    }
-    int udedges = qs_perm_rank(perm, 8);
+    int udedges = udedges_of(t, w->uedges[depth], w->dedges[depth]);
     int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
     if (lb2 > lb)
         lb = lb2;

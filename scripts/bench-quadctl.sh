@@ -21,33 +21,8 @@ build=${BUILD:-build}
 profiles=${PROFILES:-default lego servo}
 jitter=${JITTER:-0.1}
 rounds=${ROUNDS:-20}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# Starts a program in the background, its first stdout line into $line.
-started=0
-start() {
-    # A file per start: a name used before would hold a stale first line.
-    started=$((started + 1))
-    local out=$tmp/out.$started
-    "$@" > "$out" 2>/dev/null &
-    pids+=($!)
-    last_pid=$!
-    for _ in $(seq 1 500); do
-        if [ -s "$out" ] && line=$(head -n 1 "$out") && [ -n "$line" ]; then
-            return 0
-        fi
-        sleep 0.01
-    done
-    echo "bench-quadctl: $1 did not start" >&2
-    exit 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/procs-lib.sh"
+procs_init bench-quadctl
 
 start "$build/daemon/quadsolved" --bind tcp://127.0.0.1:0 --metrics robot
 endpoint=${line#listening }

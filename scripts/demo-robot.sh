@@ -8,30 +8,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=${QS_BUILD_DIR:-build}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# Starts a program in the background; its first stdout line into $line.
-start() {
-    local out=$tmp/out.$RANDOM
-    "$@" > "$out" 2>/dev/null &
-    pids+=($!)
-    last_pid=$!
-    for _ in $(seq 1 1000); do
-        if [ -s "$out" ] && line=$(head -n 1 "$out") && [ -n "$line" ]; then
-            return 0
-        fi
-        sleep 0.01
-    done
-    echo "demo-robot: $1 did not start" >&2
-    exit 1
-}
+source scripts/procs-lib.sh
+procs_init demo-robot
 
 start "$build/daemon/quadsolved" --bind tcp://127.0.0.1:0 --metrics robot
 endpoint=${line#listening }

@@ -41,7 +41,7 @@ static uint16_t next_id(uint16_t id)
     return (uint16_t)(id >= 0xFFFEu ? 0 : id + 1);
 }
 
-void sim_fw_init(sim_fw *fw, const sim_fw_config *cfg, const sim_log *log,
+void sim_fw_init(sim_fw *fw, const sim_fw_config *cfg, const qlog *log,
                  const qs_cube *cube)
 {
     memset(fw, 0, sizeof *fw);
@@ -61,8 +61,8 @@ void sim_fw_init(sim_fw *fw, const sim_fw_config *cfg, const sim_log *log,
 static void post(sim_fw *fw, const fwp_message *m)
 {
     if (fw->ob_count == SIM_OUTBOX) {
-        sim_logf(fw->log, SIM_LOG_ERROR, "outbox full: %s report dropped",
-                 fwp_type_name(m->type));
+        qlog_write(fw->log, QLOG_ERROR, "outbox full: %s report dropped",
+                   fwp_type_name(m->type));
         return;
     }
     fw->outbox[(fw->ob_head + fw->ob_count) % SIM_OUTBOX] = *m;
@@ -100,10 +100,10 @@ static void post_status(sim_fw *fw)
     post(fw, &m);
     char grip[96];
     sim_robot_describe(&fw->robot, grip, sizeof grip);
-    sim_logf(fw->log, SIM_LOG_DEBUG,
-             "STATUS %s last_step=%u fault=%u queued=%u %s cube=%s",
-             state_name(fw->state), fw->last_step, fw->fault, s->queued,
-             grip, facelets);
+    qlog_write(fw->log, QLOG_DEBUG,
+               "STATUS %s last_step=%u fault=%u queued=%u %s cube=%s",
+               state_name(fw->state), fw->last_step, fw->fault, s->queued,
+               grip, facelets);
 }
 
 static void post_event(sim_fw *fw, int kind, uint16_t id, uint16_t ms)
@@ -154,8 +154,8 @@ static void set_state(sim_fw *fw, int state)
 {
     if (fw->state == state)
         return;
-    sim_logf(fw->log, SIM_LOG_INFO, "state %s -> %s", state_name(fw->state),
-             state_name(state));
+    qlog_write(fw->log, QLOG_INFO, "state %s -> %s", state_name(fw->state),
+               state_name(state));
     fw->state = (uint8_t)state;
     post_status(fw);
 }
@@ -167,11 +167,11 @@ static void set_state(sim_fw *fw, int state)
 static void stop_motion(sim_fw *fw, const char *why)
 {
     if (fw->moving)
-        sim_logf(fw->log, SIM_LOG_WARN, "step %u interrupted (%s): not done",
-                 fw->cur.id, why);
+        qlog_write(fw->log, QLOG_WARN, "step %u interrupted (%s): not done",
+                   fw->cur.id, why);
     if (fw->q_count)
-        sim_logf(fw->log, SIM_LOG_INFO, "%d queued steps dropped (%s)",
-                 fw->q_count, why);
+        qlog_write(fw->log, QLOG_INFO, "%d queued steps dropped (%s)",
+                   fw->q_count, why);
     fw->moving = false;
     fw->cur_fault_code = 0;
     fw->q_count = 0;
@@ -196,8 +196,8 @@ static int moving_gripper(const fwp_step *st)
 static void enter_fault(sim_fw *fw, uint16_t code, uint16_t step, int gripper,
                         const char *why)
 {
-    sim_logf(fw->log, SIM_LOG_ERROR, "FAULT 0x%04x at step %u gripper %d: %s",
-             code, step, gripper, why);
+    qlog_write(fw->log, QLOG_ERROR, "FAULT 0x%04x at step %u gripper %d: %s",
+               code, step, gripper, why);
     stop_motion(fw, "fault");
     fw->faults++;
     fw->fault = code;
@@ -213,12 +213,12 @@ static void link_stop(sim_fw *fw, const char *why, bool report_fault)
 {
     if (fw->state != FWP_ROBOT_IDLE && fw->state != FWP_ROBOT_RUNNING &&
         fw->state != FWP_ROBOT_HOMING) {
-        sim_logf(fw->log, SIM_LOG_INFO, "%s while %s: nothing to stop", why,
-                 state_name(fw->state));
+        qlog_write(fw->log, QLOG_INFO, "%s while %s: nothing to stop", why,
+                   state_name(fw->state));
         return;
     }
     uint16_t step = fw->moving ? fw->cur.id : FWP_NO_STEP;
-    sim_logf(fw->log, SIM_LOG_WARN, "%s: stopping all motion", why);
+    qlog_write(fw->log, QLOG_WARN, "%s: stopping all motion", why);
     stop_motion(fw, why);
     if (report_fault) {
         fw->faults++;
@@ -273,8 +273,8 @@ static void start_step(sim_fw *fw, int64_t now_us)
         fw->cur_fault_code = FWP_FAULT_OVERCURRENT;
         fw->cur_fault_us = start + real / 2;
     }
-    sim_logf(fw->log, SIM_LOG_DEBUG, "step %u started (#%u, %.1f ms)",
-             fw->cur.id, fw->steps_started, (double)us / 1000.0);
+    qlog_write(fw->log, QLOG_DEBUG, "step %u started (#%u, %.1f ms)",
+               fw->cur.id, fw->steps_started, (double)us / 1000.0);
 }
 
 static void finish_step(sim_fw *fw)
@@ -287,18 +287,18 @@ static void finish_step(sim_fw *fw)
     int64_t ms = (fw->cur_sim_us + 500) / 1000;
     post_event(fw, FWP_STEP_DONE, fw->cur.id,
                (uint16_t)(ms > 65535 ? 65535 : ms));
-    if (fw->log->level <= SIM_LOG_DEBUG) {
+    if (qlog_enabled(fw->log, QLOG_DEBUG)) {
         char grip[96], facelets[55];
         sim_robot_describe(&fw->robot, grip, sizeof grip);
         qs_cube_to_facelets(&fw->robot.cube, facelets);
-        sim_logf(fw->log, SIM_LOG_DEBUG, "step %u done (#%u) %s cube=%s",
-                 fw->cur.id, fw->steps_done, grip, facelets);
+        qlog_write(fw->log, QLOG_DEBUG, "step %u done (#%u) %s cube=%s",
+                   fw->cur.id, fw->steps_done, grip, facelets);
     }
     if (fw->cfg.disconnect_after &&
         fw->steps_done == fw->cfg.disconnect_after) {
-        sim_logf(fw->log, SIM_LOG_WARN,
-                 "--disconnect-after %u: cutting the link",
-                 fw->cfg.disconnect_after);
+        qlog_write(fw->log, QLOG_WARN,
+                   "--disconnect-after %u: cutting the link",
+                   fw->cfg.disconnect_after);
         fw->cut_link = true;
     }
 }
@@ -314,7 +314,7 @@ void sim_fw_tick(sim_fw *fw, int64_t now_us)
             sim_robot_home(&fw->robot);
             fw->planned = fw->robot;
             fw->last_end_us = fw->homing_end_us;
-            sim_logf(fw->log, SIM_LOG_INFO, "homed");
+            qlog_write(fw->log, QLOG_INFO, "homed");
             set_state(fw, FWP_ROBOT_IDLE);
             continue;
         }
@@ -368,35 +368,35 @@ static void take_steps(sim_fw *fw, const fwp_message *m)
     case FWP_ROBOT_UNHOMED:
     case FWP_ROBOT_HOMING:
         post_nak(fw, FWP_NAK_NOT_HOMED, m->seq);
-        sim_logf(fw->log, SIM_LOG_WARN, "steps %u..%u refused: not homed",
-                 first, last);
+        qlog_write(fw->log, QLOG_WARN, "steps %u..%u refused: not homed",
+                   first, last);
         return;
     case FWP_ROBOT_FAULT:
         post_nak(fw, FWP_NAK_FAULTED, m->seq);
-        sim_logf(fw->log, SIM_LOG_WARN, "steps %u..%u refused: faulted",
-                 first, last);
+        qlog_write(fw->log, QLOG_WARN, "steps %u..%u refused: faulted", first,
+                   last);
         return;
     case FWP_ROBOT_STOPPED:
         post_nak(fw, FWP_NAK_STOPPED, m->seq);
-        sim_logf(fw->log, SIM_LOG_WARN, "steps %u..%u refused: stopped",
-                 first, last);
+        qlog_write(fw->log, QLOG_WARN, "steps %u..%u refused: stopped", first,
+                   last);
         return;
     default:
         break;
     }
     if (b->count > fw->cfg.queue) {
         post_nak(fw, FWP_NAK_TOO_MANY, m->seq);
-        sim_logf(fw->log, SIM_LOG_WARN, "%u steps refused: the queue holds %d",
-                 b->count, fw->cfg.queue);
+        qlog_write(fw->log, QLOG_WARN, "%u steps refused: the queue holds %d",
+                   b->count, fw->cfg.queue);
         return;
     }
     /* After a BUSY, only the refused batch may come next: a batch sent
      * behind it must not overtake it. */
     if (fw->busy_refused && fw->have_expect && first != fw->expect_id) {
         post_nak(fw, FWP_NAK_BUSY, m->seq);
-        sim_logf(fw->log, SIM_LOG_INFO,
-                 "steps %u..%u refused: waiting for step %u again", first,
-                 last, fw->expect_id);
+        qlog_write(fw->log, QLOG_INFO,
+                   "steps %u..%u refused: waiting for step %u again", first,
+                   last, fw->expect_id);
         return;
     }
     if (b->count > fw->cfg.queue - fw->q_count) {
@@ -404,14 +404,14 @@ static void take_steps(sim_fw *fw, const fwp_message *m)
         fw->busy_refused = true;
         fw->expect_id = first;
         fw->have_expect = true;
-        sim_logf(fw->log, SIM_LOG_INFO,
-                 "steps %u..%u refused: queue full (%d of %d)", first, last,
-                 fw->q_count, fw->cfg.queue);
+        qlog_write(fw->log, QLOG_INFO,
+                   "steps %u..%u refused: queue full (%d of %d)", first, last,
+                   fw->q_count, fw->cfg.queue);
         return;
     }
     if (fw->have_expect && first != fw->expect_id)
-        sim_logf(fw->log, SIM_LOG_WARN, "step ids jump from %u to %u",
-                 fw->expect_id, first);
+        qlog_write(fw->log, QLOG_WARN, "step ids jump from %u to %u",
+                   fw->expect_id, first);
     sim_robot plan = fw->planned;
     for (int i = 0; i < b->count; i++) {
         sim_motion mo;
@@ -419,9 +419,10 @@ static void take_steps(sim_fw *fw, const fwp_message *m)
         int rc = sim_robot_step(&plan, &b->step[i], &mo, why, sizeof why);
         if (rc != SIM_OK) {
             fw->refused++;
-            sim_logf(fw->log, SIM_LOG_ERROR,
-                     "step %u (%d of batch %u..%u) is impossible: %s: %s",
-                     b->step[i].id, i + 1, first, last, sim_errcode(rc), why);
+            qlog_write(fw->log, QLOG_ERROR,
+                       "step %u (%d of batch %u..%u) is impossible: %s: %s",
+                       b->step[i].id, i + 1, first, last, sim_errcode(rc),
+                       why);
             post_nak_step(fw, FWP_NAK_BAD_STEP, m->seq, b->step[i].id, -rc,
                           mo.gripper);
             enter_fault(fw, (uint16_t)(SIM_FAULT_BASE + (unsigned)-rc),
@@ -437,8 +438,8 @@ static void take_steps(sim_fw *fw, const fwp_message *m)
     fw->expect_id = next_id(last);
     fw->have_expect = true;
     fw->batches++;
-    sim_logf(fw->log, SIM_LOG_DEBUG, "steps %u..%u queued (%d waiting)",
-             first, last, fw->q_count);
+    qlog_write(fw->log, QLOG_DEBUG, "steps %u..%u queued (%d waiting)", first,
+               last, fw->q_count);
     set_state(fw, FWP_ROBOT_RUNNING);
 }
 
@@ -446,14 +447,14 @@ void sim_fw_message(sim_fw *fw, const fwp_message *m, int64_t now_us)
 {
     switch (m->type) {
     case FWP_MSG_HELLO:
-        sim_logf(fw->log, SIM_LOG_INFO,
-                 "HELLO from host session 0x%08x (max_steps %u, window %u, "
-                 "heartbeat %u ms)",
-                 m->u.hello.session, m->u.hello.max_steps, m->u.hello.window,
-                 m->u.hello.heartbeat_ms);
+        qlog_write(fw->log, QLOG_INFO,
+                   "HELLO from host session 0x%08x (max_steps %u, window %u, "
+                   "heartbeat %u ms)",
+                   m->u.hello.session, m->u.hello.max_steps, m->u.hello.window,
+                   m->u.hello.heartbeat_ms);
         break;
     case FWP_MSG_HOME: {
-        sim_logf(fw->log, SIM_LOG_INFO, "HOME");
+        qlog_write(fw->log, QLOG_INFO, "HOME");
         stop_motion(fw, "HOME");
         fw->fault = 0;
         int64_t us = sim_homing_us(&fw->cfg.profile);
@@ -474,11 +475,11 @@ void sim_fw_message(sim_fw *fw, const fwp_message *m, int64_t now_us)
             post_status(fw);
         } else {
             post_nak(fw, FWP_NAK_UNSUPPORTED, m->seq);
-            sim_logf(fw->log, SIM_LOG_WARN, "a STATUS report from the host");
+            qlog_write(fw->log, QLOG_WARN, "a STATUS report from the host");
         }
         break;
     case FWP_MSG_ESTOP:
-        sim_logf(fw->log, SIM_LOG_WARN, "ESTOP from the host");
+        qlog_write(fw->log, QLOG_WARN, "ESTOP from the host");
         if (fw->state == FWP_ROBOT_IDLE || fw->state == FWP_ROBOT_RUNNING ||
             fw->state == FWP_ROBOT_HOMING) {
             stop_motion(fw, "ESTOP");
@@ -492,15 +493,15 @@ void sim_fw_message(sim_fw *fw, const fwp_message *m, int64_t now_us)
             set_state(fw, FWP_ROBOT_STOPPED);
         break;
     case FWP_MSG_NAK:
-        sim_logf(fw->log, SIM_LOG_WARN,
-                 "the host refused our message %u (reason %u)",
-                 m->u.nak.ref_seq, m->u.nak.reason);
+        qlog_write(fw->log, QLOG_WARN,
+                   "the host refused our message %u (reason %u)",
+                   m->u.nak.ref_seq, m->u.nak.reason);
         break;
     default:
         /* EVENT and FAULT are the firmware's to send. */
         post_nak(fw, FWP_NAK_UNSUPPORTED, m->seq);
-        sim_logf(fw->log, SIM_LOG_WARN, "unexpected %s from the host",
-                 fwp_type_name(m->type));
+        qlog_write(fw->log, QLOG_WARN, "unexpected %s from the host",
+                   fwp_type_name(m->type));
         break;
     }
 }
@@ -508,8 +509,8 @@ void sim_fw_message(sim_fw *fw, const fwp_message *m, int64_t now_us)
 static void clear_outbox(sim_fw *fw, const char *why)
 {
     if (fw->ob_count)
-        sim_logf(fw->log, SIM_LOG_INFO, "%d unsent reports dropped (%s)",
-                 fw->ob_count, why);
+        qlog_write(fw->log, QLOG_INFO, "%d unsent reports dropped (%s)",
+                   fw->ob_count, why);
     fw->ob_head = 0;
     fw->ob_count = 0;
 }
@@ -519,13 +520,14 @@ void sim_fw_link_event(sim_fw *fw, int event, int detail, int64_t now_us)
     (void)now_us;
     switch (event) {
     case FWP_EV_CONNECTED:
-        sim_logf(fw->log, SIM_LOG_INFO, "connected");
+        qlog_write(fw->log, QLOG_INFO, "connected");
         post_status(fw);
         break;
     case FWP_EV_PEER_RESET:
         /* A new host knows nothing of the old queue or reports. */
-        sim_logf(fw->log, SIM_LOG_WARN,
-                 "host restarted (%d unacknowledged reports dropped)", detail);
+        qlog_write(fw->log, QLOG_WARN,
+                   "host restarted (%d unacknowledged reports dropped)",
+                   detail);
         clear_outbox(fw, "host restarted");
         link_stop(fw, "host restarted", false);
         break;
@@ -533,17 +535,18 @@ void sim_fw_link_event(sim_fw *fw, int event, int detail, int64_t now_us)
         link_stop(fw, "link lost (watchdog)", true);
         break;
     case FWP_EV_LINK_RESTORED:
-        sim_logf(fw->log, SIM_LOG_INFO, "link restored");
+        qlog_write(fw->log, QLOG_INFO, "link restored");
         break;
     case FWP_EV_RETRY_LIMIT:
-        sim_logf(fw->log, SIM_LOG_WARN,
-                 "host does not acknowledge: %d reports dropped, new session",
-                 detail);
+        qlog_write(
+            fw->log, QLOG_WARN,
+            "host does not acknowledge: %d reports dropped, new session",
+            detail);
         clear_outbox(fw, "retry limit");
         break;
     case FWP_EV_INCOMPATIBLE:
-        sim_logf(fw->log, SIM_LOG_WARN, "incompatible HELLO (%s)",
-                 detail == 1 ? "version" : "same role");
+        qlog_write(fw->log, QLOG_WARN, "incompatible HELLO (%s)",
+                   detail == 1 ? "version" : "same role");
         break;
     default:
         break;
@@ -564,8 +567,8 @@ void sim_fw_flush(sim_fw *fw, fwp_endpoint *ep)
         if (rc == FWP_ERR_BUSY)
             return;
         if (rc != FWP_OK)
-            sim_logf(fw->log, SIM_LOG_ERROR, "%s report not sent: %s",
-                     fwp_type_name(m->type), fwp_strerror(rc));
+            qlog_write(fw->log, QLOG_ERROR, "%s report not sent: %s",
+                       fwp_type_name(m->type), fwp_strerror(rc));
         fw->ob_head = (fw->ob_head + 1) % SIM_OUTBOX;
         fw->ob_count--;
     }

@@ -57,7 +57,7 @@ typedef struct {
     bool delay_given, delay_ms_given;
     uint64_t seed;
     /* Runtime. */
-    sim_log log;
+    qlog log;
     sim_fw fw;
     fwp_endpoint ep;
     sim_inject rx, tx; /* host -> firmware, firmware -> host */
@@ -239,7 +239,7 @@ static int parse_options(sim_ctx *c, int argc, char **argv)
     c->fw_cfg.speed = 1;
     c->fw_cfg.queue = 64;
     c->seed = 1;
-    c->log.level = SIM_LOG_INFO;
+    c->log = (qlog){QLOG_INFO, "quadsim"};
     qs_cube_solved(&c->cube);
     fwp_config_default(&c->ep_cfg, FWP_ROLE_FIRMWARE);
     bool have_cube = false;
@@ -262,10 +262,10 @@ static int parse_options(sim_ctx *c, int argc, char **argv)
                    FWP_PROTOCOL_VERSION);
             return 1;
         case 'v':
-            c->log.level = SIM_LOG_DEBUG;
+            c->log.level = QLOG_DEBUG;
             break;
         case 'q':
-            c->log.level = SIM_LOG_WARN;
+            c->log.level = QLOG_WARN;
             break;
         case OPT_TCP:
             rc = parse_uint(name, optarg, 0, 65535, &u);
@@ -373,16 +373,11 @@ static int parse_options(sim_ctx *c, int argc, char **argv)
             c->fw_cfg.disconnect_after = (uint32_t)u;
             break;
         case OPT_LOG_LEVEL: {
-            static const char *const levels[] = {"debug", "info", "warn",
-                                                 "error", "off"};
-            int found = -1;
-            for (int i = 0; i < 5; i++)
-                if (strcmp(optarg, levels[i]) == 0)
-                    found = i;
-            if (found < 0)
+            int level = qlog_level_parse(optarg);
+            if (level < 0)
                 return bad(name, "'%s' is not debug, info, warn, error or off",
                            optarg);
-            c->log.level = found;
+            c->log.level = (qlog_level)level;
             break;
         }
         case ':':
@@ -479,7 +474,7 @@ static void drop_client(sim_ctx *c, const char *why)
 {
     if (c->client_fd < 0)
         return;
-    sim_logf(&c->log, SIM_LOG_INFO, "client disconnected (%s)", why);
+    qlog_write(&c->log, QLOG_INFO, "client disconnected (%s)", why);
     close(c->client_fd);
     c->client_fd = -1;
     c->out_len = 0;
@@ -549,8 +544,8 @@ static int open_tcp(sim_ctx *c)
     c->listen_fd = fd;
     printf("listening tcp:127.0.0.1:%u\n", ntohs(a.sin_port));
     fflush(stdout);
-    sim_logf(&c->log, SIM_LOG_INFO, "listening on tcp:127.0.0.1:%u",
-             ntohs(a.sin_port));
+    qlog_write(&c->log, QLOG_INFO, "listening on tcp:127.0.0.1:%u",
+               ntohs(a.sin_port));
     return SIM_OK;
 }
 
@@ -583,7 +578,7 @@ static int open_pty(sim_ctx *c)
     c->pty_slave = slave;
     printf("listening pty:%s\n", path);
     fflush(stdout);
-    sim_logf(&c->log, SIM_LOG_INFO, "listening on pty:%s", path);
+    qlog_write(&c->log, QLOG_INFO, "listening on pty:%s", path);
     return SIM_OK;
 }
 
@@ -594,8 +589,8 @@ static void accept_client(sim_ctx *c)
         return;
     if (c->client_fd >= 0) {
         /* One cable, one host: a second client is turned away. */
-        sim_logf(&c->log, SIM_LOG_WARN,
-                 "refusing a second client while one is connected");
+        qlog_write(&c->log, QLOG_WARN,
+                   "refusing a second client while one is connected");
         close(fd);
         return;
     }
@@ -608,7 +603,7 @@ static void accept_client(sim_ctx *c)
     c->connections++;
     sim_inject_reset(&c->rx);
     sim_inject_reset(&c->tx);
-    sim_logf(&c->log, SIM_LOG_INFO, "client connected (#%u)", c->connections);
+    qlog_write(&c->log, QLOG_INFO, "client connected (#%u)", c->connections);
 }
 
 static void read_link(sim_ctx *c)
@@ -638,23 +633,24 @@ static void read_link(sim_ctx *c)
 static void summary(const sim_ctx *c)
 {
     const fwp_stats *s = fwp_get_stats(&c->ep);
-    sim_logf(&c->log, SIM_LOG_INFO,
-             "summary: %u connections, %u batches, %u steps started, %u done, "
-             "%u faults, %u batches refused",
-             c->connections, c->fw.batches, c->fw.steps_started,
-             c->fw.steps_done, c->fw.faults, c->fw.refused);
-    sim_logf(&c->log, SIM_LOG_INFO,
-             "summary: frames in %u out %u, retransmits %u, duplicates %u, "
-             "crc errors %u, cobs errors %u, too long %u",
-             s->frames_in, s->frames_out, s->retransmits, s->duplicates,
-             s->crc_errors, s->cobs_errors, s->too_long);
+    qlog_write(
+        &c->log, QLOG_INFO,
+        "summary: %u connections, %u batches, %u steps started, %u done, "
+        "%u faults, %u batches refused",
+        c->connections, c->fw.batches, c->fw.steps_started, c->fw.steps_done,
+        c->fw.faults, c->fw.refused);
+    qlog_write(&c->log, QLOG_INFO,
+               "summary: frames in %u out %u, retransmits %u, duplicates %u, "
+               "crc errors %u, cobs errors %u, too long %u",
+               s->frames_in, s->frames_out, s->retransmits, s->duplicates,
+               s->crc_errors, s->cobs_errors, s->too_long);
     if (sim_inject_active(&c->rx))
-        sim_logf(&c->log, SIM_LOG_INFO,
-                 "summary: injected in/out: dropped %u/%u, duplicated %u/%u, "
-                 "corrupted %u/%u, delayed %u/%u",
-                 c->rx.dropped, c->tx.dropped, c->rx.duplicated,
-                 c->tx.duplicated, c->rx.corrupted, c->tx.corrupted,
-                 c->rx.delayed, c->tx.delayed);
+        qlog_write(
+            &c->log, QLOG_INFO,
+            "summary: injected in/out: dropped %u/%u, duplicated %u/%u, "
+            "corrupted %u/%u, delayed %u/%u",
+            c->rx.dropped, c->tx.dropped, c->rx.duplicated, c->tx.duplicated,
+            c->rx.corrupted, c->tx.corrupted, c->rx.delayed, c->tx.delayed);
 }
 
 /* How long a new TCP client may stay silent before it is dropped. */
@@ -733,7 +729,7 @@ static int run(sim_ctx *c)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            sim_logf(&c->log, SIM_LOG_ERROR, "poll: %s", strerror(errno));
+            qlog_write(&c->log, QLOG_ERROR, "poll: %s", strerror(errno));
             return 1;
         }
         if (i_link >= 0 && p[i_link].revents & (POLLIN | POLLHUP | POLLERR))
@@ -743,8 +739,8 @@ static int run(sim_ctx *c)
         if (i_listen >= 0 && p[i_listen].revents & POLLIN)
             accept_client(c);
     }
-    sim_logf(&c->log, SIM_LOG_INFO, "exiting on %s",
-             stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    qlog_write(&c->log, QLOG_INFO, "exiting on %s",
+               stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     return 0;
 }
 
@@ -805,16 +801,18 @@ int main(int argc, char **argv)
     }
     char facelets[55];
     qs_cube_to_facelets(&c->cube, facelets);
-    sim_logf(&c->log, SIM_LOG_INFO,
-             "session 0x%08x, profile %s, speed %g, queue %d, watchdog %u ms, "
-             "cube %s",
-             c->ep_cfg.session, c->fw_cfg.profile.name, c->fw_cfg.speed,
-             c->fw_cfg.queue, c->ep_cfg.link_timeout_ms, facelets);
+    qlog_write(
+        &c->log, QLOG_INFO,
+        "session 0x%08x, profile %s, speed %g, queue %d, watchdog %u ms, "
+        "cube %s",
+        c->ep_cfg.session, c->fw_cfg.profile.name, c->fw_cfg.speed,
+        c->fw_cfg.queue, c->ep_cfg.link_timeout_ms, facelets);
     if (sim_inject_active(&c->rx))
-        sim_logf(&c->log, SIM_LOG_INFO,
-                 "fault injection: drop %g, dup %g, corrupt %g, delay %g "
-                 "(0..%u ms), seed %" PRIu64,
-                 c->drop, c->dup, c->corrupt, c->delay, c->delay_ms, c->seed);
+        qlog_write(&c->log, QLOG_INFO,
+                   "fault injection: drop %g, dup %g, corrupt %g, delay %g "
+                   "(0..%u ms), seed %" PRIu64,
+                   c->drop, c->dup, c->corrupt, c->delay, c->delay_ms,
+                   c->seed);
 
     rc = run(c);
     flush_out(c);

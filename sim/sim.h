@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "fwp.h"
+#include "qlog.h"
 #include "quadsolve.h"
 #include "robot.h"
 
@@ -194,25 +195,6 @@ int64_t sim_inject_next_us(const sim_inject *in);
 /* Forgets held frames and a partial received frame (a new connection). */
 void sim_inject_reset(sim_inject *in);
 
-/* ----------------------------------------------------------------- logging */
-
-typedef enum {
-    SIM_LOG_DEBUG = 0,
-    SIM_LOG_INFO = 1,
-    SIM_LOG_WARN = 2,
-    SIM_LOG_ERROR = 3,
-    SIM_LOG_OFF = 4,
-} sim_log_level;
-
-/* Where logs go and how much: passed to whatever logs, never global. */
-typedef struct {
-    int level; /* sim_log_level: messages below it are dropped */
-} sim_log;
-
-/* Writes one line to stderr: UTC time with ms, level, message. */
-void sim_logf(const sim_log *lg, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* ---------------------------------------------------------------- firmware */
 
 #define SIM_QUEUE_MAX 1024 /* largest step queue --queue accepts */
@@ -234,7 +216,7 @@ typedef struct {
 /* The firmware: robot state machine, queue, current motion, outbox. */
 typedef struct {
     sim_fw_config cfg;
-    const sim_log *log;
+    const qlog *log;
     sim_robot robot;   /* as it is now (the current step not yet in) */
     sim_robot planned; /* after every queued step: new batches are checked
                           against it */
@@ -267,7 +249,7 @@ typedef struct {
 } sim_fw;
 
 /* Sets up the firmware UNHOMED with the cube `cube` in the robot. */
-void sim_fw_init(sim_fw *fw, const sim_fw_config *cfg, const sim_log *log,
+void sim_fw_init(sim_fw *fw, const sim_fw_config *cfg, const qlog *log,
                  const qs_cube *cube);
 /* A message the endpoint delivered (HELLO, HOME, STEPS, STATUS query,
  * ESTOP, NAK...). Replies go to the outbox. */

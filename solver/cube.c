@@ -171,6 +171,23 @@ int qs_move_decompose(qs_move m, int face[2], int quarters[2])
     return 2;
 }
 
+int qs_move_compose(int n, const int face[2], const int quarters[2])
+{
+    if (n < 1 || n > 2 || !face || !quarters)
+        return QS_ERR_ARGUMENT;
+    for (int k = 0; k < n; k++)
+        if (face[k] < 0 || face[k] > 5 || quarters[k] < 1 || quarters[k] > 3)
+            return QS_ERR_ARGUMENT;
+    if (n == 1)
+        return face[0] * 3 + quarters[0] - 1;
+    if (face[0] % 3 != face[1] % 3 || face[0] == face[1])
+        return QS_ERR_ARGUMENT;
+    /* A pair is stored with its U, R or F face first. */
+    int first = face[0] < 3 ? 0 : 1;
+    return 18 + face[first] * 9 + (quarters[first] - 1) * 3 +
+           (quarters[1 - first] - 1);
+}
+
 void qs_move_cube(qs_move m, qs_cube *out)
 {
     int face[2], quarters[2], n = qs_move_decompose(m, face, quarters);

@@ -1,6 +1,8 @@
 /*
  * notation.c - reading and writing move sequences, their lengths in the four
- * metrics, inversion, and metric names.
+ * metrics, inversion, and metric names; the reading and printing of token
+ * sequences is written once here for moves and robot steps alike
+ * (qs_tokens_parse, qs_tokens_format).
  *
  * Grammar (one form only, so every sequence has one spelling):
  *   sequence := blank* [ move { blank+ move } ] blank*
@@ -16,6 +18,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,8 +32,9 @@ static int is_blank(char ch)
     return ch == ' ' || ch == '\t';
 }
 
-/* Reads one turn at *p; on success advances *p and returns 1. */
-static int read_turn(const char **p, int *face, int *turn)
+/* Reads one turn at *p: its face and quarter turns (1..3); on success
+ * advances *p and returns 1. */
+static int read_turn(const char **p, int *face, int *quarters)
 {
     const char *f = strchr(face_chars, **p);
     if (!**p || !f)
@@ -38,52 +42,47 @@ static int read_turn(const char **p, int *face, int *turn)
     *face = (int)(f - face_chars);
     (*p)++;
     if (**p == '2') {
-        *turn = 1;
+        *quarters = 2;
         (*p)++;
     } else if (**p == '\'') {
-        *turn = 2;
+        *quarters = 3;
         (*p)++;
     } else {
-        *turn = 0;
+        *quarters = 1;
     }
     return 1;
 }
 
-/* Reads one move starting at p (not a blank); returns the position after it
- * or NULL when the move is malformed. A move must end at a blank or the end
- * of the text. */
-static const char *read_move(const char *p, qs_move *m)
+/* Reads the move spanning [p, end) (a token: see qs_tokens_parse). */
+static const char *read_move(const char *p, size_t len, void *item)
 {
-    int f1, t1, f2, t2;
+    const char *end = p + len;
+    int face[2], quarters[2], n = 1;
     if (*p != '(') {
-        if (!read_turn(&p, &f1, &t1))
-            return NULL;
-        *m = (qs_move)(f1 * 3 + t1);
+        if (!read_turn(&p, &face[0], &quarters[0]))
+            return "";
     } else {
         p++;
-        if (!read_turn(&p, &f1, &t1) || !is_blank(*p))
-            return NULL;
+        if (!read_turn(&p, &face[0], &quarters[0]) || !is_blank(*p))
+            return "";
         while (is_blank(*p))
             p++;
-        if (!read_turn(&p, &f2, &t2) || *p != ')')
-            return NULL;
+        if (!read_turn(&p, &face[1], &quarters[1]) || *p != ')')
+            return "";
         p++;
-        if (f1 % 3 != f2 % 3 || f1 == f2)
-            return NULL;
-        if (f1 > f2) {
-            int tf = f1, tt = t1;
-            f1 = f2;
-            t1 = t2;
-            f2 = tf;
-            t2 = tt;
-        }
-        *m = (qs_move)(18 + f1 * 9 + t1 * 3 + t2);
+        n = 2;
     }
-    return *p && !is_blank(*p) ? NULL : p;
+    /* A pair of faces that are not opposite is no move. */
+    int m = qs_move_compose(n, face, quarters);
+    if (p != end || m < 0)
+        return "";
+    *(qs_move *)item = (qs_move)m;
+    return NULL;
 }
 
-/* The extent of the bad token at p, for error messages: a pair up to its
- * closing parenthesis, anything else up to the next blank. */
+/* The extent of the token at p: a pair up to its closing parenthesis and
+ * on to the next blank, anything else up to the next blank (an unclosed
+ * pair runs to the end of the text, so that its message shows it all). */
 static size_t token_len(const char *p)
 {
     if (*p == '(') {
@@ -108,76 +107,107 @@ static void set_detail(char *detail, size_t detail_len, const char *fmt, ...)
     }
 }
 
-int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
-                   size_t detail_len)
+int qs_tokens_parse(const char *text, void *items, int max, size_t item_size,
+                    qs_token_reader read, const char *noun, char *detail,
+                    size_t detail_len)
 {
     int n = 0;
     if (detail && detail_len > 0)
         detail[0] = '\0';
-    if (!text || max < 0 || (max > 0 && !moves)) {
+    if (!text || max < 0 || (max > 0 && !items) || !read || !noun ||
+        item_size == 0 || item_size > QS_TOKEN_MAX) {
         set_detail(detail, detail_len, "invalid arguments");
         return QS_ERR_ARGUMENT;
     }
+    /* Items past max are read into this and dropped: parsing on past a
+     * full buffer lets a later syntax error win. */
+    _Alignas(max_align_t) unsigned char scratch[QS_TOKEN_MAX];
     const char *p = text;
     for (;;) {
         while (is_blank(*p))
             p++;
         if (!*p)
             break;
-        qs_move m;
-        const char *next = read_move(p, &m);
-        if (!next) {
+        size_t len = token_len(p);
+        void *item = n < max ? (unsigned char *)items + (size_t)n * item_size
+                             : (void *)scratch;
+        const char *why = read(p, len, item);
+        if (why) {
             char shown[48];
-            qs_text_quote(p, token_len(p), shown, sizeof shown);
-            set_detail(detail, detail_len, "bad move \"%s\" at column %d",
-                       shown, (int)(p - text) + 1);
+            qs_text_quote(p, len, shown, sizeof shown);
+            set_detail(detail, detail_len, "bad %s \"%s\" at column %d%s%s",
+                       noun, shown, (int)(p - text) + 1, *why ? ": " : "",
+                       why);
             return QS_ERR_MOVE;
         }
-        /* Keep parsing past the buffer so a syntax error anywhere is
-         * reported as such rather than as a full buffer. */
-        if (n < max)
-            moves[n] = m;
         n++;
-        p = next;
+        p += len;
     }
     if (n > max) {
-        set_detail(detail, detail_len, "%d moves, at most %d allowed", n,
+        set_detail(detail, detail_len, "%d %ss, at most %d allowed", n, noun,
                    max);
         return QS_ERR_BUFFER;
     }
     return n;
 }
 
-int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len)
+int qs_tokens_format(const void *items, int n, size_t item_size,
+                     qs_token_writer spell, char *out, size_t out_len)
 {
     size_t pos = 0;
     if (!out || out_len == 0)
         return QS_ERR_BUFFER;
     out[0] = '\0';
-    if (n < 0 || (n > 0 && !moves))
+    if (n < 0 || (n > 0 && !items) || !spell)
         return QS_ERR_ARGUMENT;
     for (int i = 0; i < n; i++) {
-        char tok[16];
-        int face[2], quarters[2], len;
-        if (moves[i] >= QS_MOVE_COUNT) {
+        char tok[QS_TOKEN_MAX];
+        int len = spell((const unsigned char *)items + (size_t)i * item_size,
+                        tok);
+        if (len < 0 || len >= QS_TOKEN_MAX) {
             out[0] = '\0';
-            return QS_ERR_ARGUMENT;
+            return QS_ERR_MOVE;
         }
-        if (qs_move_decompose(moves[i], face, quarters) == 1)
-            len = snprintf(tok, sizeof tok, "%s%c%s", i ? " " : "",
-                           face_chars[face[0]], suffix[quarters[0] - 1]);
-        else
-            len = snprintf(tok, sizeof tok, "%s(%c%s %c%s)", i ? " " : "",
-                           face_chars[face[0]], suffix[quarters[0] - 1],
-                           face_chars[face[1]], suffix[quarters[1] - 1]);
-        if (pos + (size_t)len >= out_len) {
+        if (pos + (size_t)len + (i > 0) >= out_len) {
             out[0] = '\0';
             return QS_ERR_BUFFER;
         }
+        if (i > 0)
+            out[pos++] = ' ';
         memcpy(out + pos, tok, (size_t)len + 1);
         pos += (size_t)len;
     }
     return (int)pos;
+}
+
+int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
+                   size_t detail_len)
+{
+    return qs_tokens_parse(text, moves, max, sizeof *moves, read_move, "move",
+                           detail, detail_len);
+}
+
+static int spell_move(const void *item, char *buf)
+{
+    qs_move m = *(const qs_move *)item;
+    int face[2], quarters[2];
+    if (m >= QS_MOVE_COUNT)
+        return -1;
+    if (qs_move_decompose(m, face, quarters) == 1)
+        return snprintf(buf, QS_TOKEN_MAX, "%c%s", face_chars[face[0]],
+                        suffix[quarters[0] - 1]);
+    return snprintf(buf, QS_TOKEN_MAX, "(%c%s %c%s)", face_chars[face[0]],
+                    suffix[quarters[0] - 1], face_chars[face[1]],
+                    suffix[quarters[1] - 1]);
+}
+
+int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len)
+{
+    int rc = qs_tokens_format(moves, n, sizeof *moves, spell_move, out,
+                              out_len);
+    /* A value that is no move is an argument out of range here, as it
+     * always was. */
+    return rc == QS_ERR_MOVE ? QS_ERR_ARGUMENT : rc;
 }
 
 int qs_moves_length(const qs_move *moves, int n, qs_metric m)

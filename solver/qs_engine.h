@@ -498,6 +498,20 @@ static inline int robot_corner_dist(const qs_tables *t, int corners,
     return robot_corner_value(t->rcorners[i], shift);
 }
 
+/* The phase-2 U/D-edge coordinate (udedges) of a cube in the phase-2
+ * group whose U and D edges have edge4 values u and d: the two-phase
+ * searches track those two along phase 1, where udedges is undefined. */
+static inline int udedges_of(const qs_tables *t, int u, int d)
+{
+    uint8_t perm[8];
+    const uint8_t *upos = t->edge4_pos[u], *dpos = t->edge4_pos[d];
+    for (int k = 0; k < 4; k++) {
+        perm[upos[k]] = (uint8_t)k;
+        perm[dpos[k]] = (uint8_t)(4 + k);
+    }
+    return qs_perm_rank(perm, 8);
+}
+
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)
 {
     int s = t->corner_sym[corners];

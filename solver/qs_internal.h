@@ -11,8 +11,6 @@
 
 /* Parity (0 even, 1 odd) of a permutation of 0..n-1. */
 int qs_perm_parity(const uint8_t *p, int n);
-/* Faces (URFDLB index) and quarter-turn counts (1..3) of a move. */
-int qs_move_decompose(qs_move m, int face[2], int quarters[2]);
 /* The cube a move produces from the solved cube. */
 void qs_move_cube(qs_move m, qs_cube *out);
 

@@ -146,6 +146,15 @@ void qs_cube_random(qs_cube *c, uint64_t *rng_state);
 typedef uint8_t qs_move;
 
 #define QS_MOVE_COUNT 45
+
+/* The faces (URFDLB index) a move turns and the quarter turns of each
+ * (1..3, 3 being the inverse quarter): returns 1 for a single face, 2 for
+ * a pair, its U, R or F face first. */
+int qs_move_decompose(qs_move m, int face[2], int quarters[2]);
+/* The inverse: the move turning n faces (one, or two opposite faces in
+ * either order) by quarters (1..3) each, or QS_ERR_ARGUMENT when no move
+ * does that. */
+int qs_move_compose(int n, const int face[2], const int quarters[2]);
 #define QS_MAX_MOVES 64 /* longest sequence any API produces or accepts */
 #define QS_MAX_THREADS 256 /* most threads one search may use */
 
@@ -162,6 +171,31 @@ int qs_moves_parse(const char *text, qs_move *moves, int max, char *detail,
 /* Prints moves separated by single spaces; returns the length written
  * (excluding NUL) or QS_ERR_BUFFER. An empty sequence prints "". */
 int qs_moves_format(const qs_move *moves, int n, char *out, size_t out_len);
+/* The sequences of moves above and of robot steps (robot.h) are written
+ * alike, and read and printed by one mechanism: tokens separated by
+ * blanks (spaces, tabs), a token that opens a parenthesis running to the
+ * first ")" and on to the next blank, so "(R L')" is one token.
+ * qs_tokens_parse hands each token to read with the item it fills (items
+ * is an array of max items of item_size bytes; past max, a scratch item
+ * that is dropped, so a bad token after too many is still reported as
+ * such); read returns NULL for a good token, else why it is not ("": no
+ * reason given). Returns the number of tokens, QS_ERR_MOVE with detail
+ * 'bad NOUN "TOKEN" at column C[: why]', QS_ERR_BUFFER when there are
+ * more than max, or QS_ERR_ARGUMENT. */
+typedef const char *(*qs_token_reader)(const char *token, size_t len,
+                                       void *item);
+int qs_tokens_parse(const char *text, void *items, int max, size_t item_size,
+                    qs_token_reader read, const char *noun, char *detail,
+                    size_t detail_len);
+/* Prints n items separated by single spaces, each spelled by spell into a
+ * buffer of QS_TOKEN_MAX bytes (returns its length, or -1 for an item with
+ * no spelling). Returns the length written (excluding NUL), QS_ERR_BUFFER,
+ * QS_ERR_MOVE for an item with no spelling, or QS_ERR_ARGUMENT; on an
+ * error out is "". */
+#define QS_TOKEN_MAX 64
+typedef int (*qs_token_writer)(const void *item, char *buf);
+int qs_tokens_format(const void *items, int n, size_t item_size,
+                     qs_token_writer spell, char *out, size_t out_len);
 /* The length of a move sequence in metric m (QS_ERR_ARGUMENT for
  * QS_METRIC_ROBOT: see robot_plan). */
 int qs_moves_length(const qs_move *moves, int n, qs_metric m);

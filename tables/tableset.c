@@ -227,6 +227,37 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
     return ((int)o->optimal & info->optional) != 0;
 }
 
+/* What opening, generating and inspecting a metric's set begin with: the
+ * metric checked, the table directory found (and made when make is set)
+ * and the number of blobs the solver has for m. Failures are said through
+ * o's log, when there is one. */
+static int begin(qs_metric m, const qtab_options *o, const char *dir_opt,
+                 int make, char dir[PATH_MAX], int *count)
+{
+    if (!valid_metric(m)) {
+        if (o != NULL)
+            say(o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
+        return QTAB_ERR_ARGUMENT;
+    }
+    int rc = resolve_dir(dir_opt, dir, PATH_MAX);
+    if (rc == QTAB_OK && make)
+        rc = qtab_mkdirs(dir);
+    if (rc != QTAB_OK) {
+        if (o != NULL)
+            say(o, QTAB_LOG_ERROR, "tables: no table directory: %s",
+                why(rc, errno));
+        return rc;
+    }
+    *count = qs_blob_count(m);
+    if (*count < 0 || *count > QS_BLOB_MAX) {
+        if (o != NULL)
+            say(o, QTAB_LOG_ERROR, "tables: solver reports %d blobs for %s",
+                *count, qs_metric_name(m));
+        return QTAB_ERR_ARGUMENT;
+    }
+    return QTAB_OK;
+}
+
 int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
 {
     if (out == NULL)
@@ -237,24 +268,12 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         o = *user;
     else
         qtab_options_default(&o);
-    if (!valid_metric(m)) {
-        say(&o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
-        return QTAB_ERR_ARGUMENT;
-    }
-    int threads = qtab_threads(o.threads);
     char dir[PATH_MAX];
-    int rc = resolve_dir(o.dir, dir, sizeof dir);
-    if (rc != QTAB_OK) {
-        say(&o, QTAB_LOG_ERROR, "tables: no table directory: %s",
-            why(rc, errno));
+    int count;
+    int rc = begin(m, &o, o.dir, 0, dir, &count);
+    if (rc != QTAB_OK)
         return rc;
-    }
-    int count = qs_blob_count(m);
-    if (count < 0 || count > QS_BLOB_MAX) {
-        say(&o, QTAB_LOG_ERROR, "tables: solver reports %d blobs for %s",
-            count, qs_metric_name(m));
-        return QTAB_ERR_ARGUMENT;
-    }
+    int threads = qtab_threads(o.threads);
     qtab_set *s = calloc(1, sizeof *s);
     if (s == NULL)
         return QTAB_ERR_NOMEM;
@@ -365,26 +384,12 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
     qtab_stats st = {0};
     if (stats != NULL)
         *stats = st;
-    if (!valid_metric(m)) {
-        say(&o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
-        return QTAB_ERR_ARGUMENT;
-    }
-    int threads = qtab_threads(o.threads);
     char dir[PATH_MAX];
-    int rc = resolve_dir(o.dir, dir, sizeof dir);
-    if (rc == QTAB_OK)
-        rc = qtab_mkdirs(dir);
-    if (rc != QTAB_OK) {
-        say(&o, QTAB_LOG_ERROR, "tables: no table directory: %s",
-            why(rc, errno));
+    int count;
+    int rc = begin(m, &o, o.dir, 1, dir, &count);
+    if (rc != QTAB_OK)
         return rc;
-    }
-    int count = qs_blob_count(m);
-    if (count < 0 || count > QS_BLOB_MAX) {
-        say(&o, QTAB_LOG_ERROR, "tables: solver reports %d blobs for %s",
-            count, qs_metric_name(m));
-        return QTAB_ERR_ARGUMENT;
-    }
+    int threads = qtab_threads(o.threads);
     st.blobs = count;
     for (int i = 0; i < count && rc == QTAB_OK; i++) {
         blob_ref b;
@@ -424,15 +429,11 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
 static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
                    void *ctx, int verify)
 {
-    if (!valid_metric(m))
-        return QTAB_ERR_ARGUMENT;
     char dir[PATH_MAX];
-    int rc = resolve_dir(dir_opt, dir, sizeof dir);
+    int count;
+    int rc = begin(m, NULL, dir_opt, 0, dir, &count);
     if (rc != QTAB_OK)
         return rc;
-    int count = qs_blob_count(m);
-    if (count < 0 || count > QS_BLOB_MAX)
-        return QTAB_ERR_ARGUMENT;
     int first = QTAB_OK;
     for (int i = 0; i < count; i++) {
         blob_ref b;

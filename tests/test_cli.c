@@ -37,12 +37,9 @@ static int run(const char *args, const char *input, char **out)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' %s < %s 2>/dev/null", cli(), args,
              in_path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    *out = test_read_all(p);
-    int status = pclose(p);
+    int rc = test_run(cmd, out);
     unlink(in_path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return rc;
 }
 
 static int run_sh(const char *cmd, char **out);
@@ -606,11 +603,7 @@ static int run_sh(const char *cmd, char **out)
 {
     char full[8192];
     snprintf(full, sizeof full, "( %s ) 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    assert_non_null(p);
-    *out = test_read_all(p);
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return test_run(full, out);
 }
 
 static void write_file(const char *path, const char *text)

@@ -7,16 +7,13 @@
 # Chromium with the plots it should have. Needs QUADSOLVE_CLI, GNU
 # parallel and chromium (scripts/deps.sh installs them).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/testutil.sh"
 
 qs=${QUADSOLVE_CLI:?QUADSOLVE_CLI is not set}
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 for tool in parallel chromium python3; do
-    command -v "$tool" >/dev/null ||
-        { echo "FAIL: $tool is not installed (scripts/deps.sh)"; exit 1; }
+    command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/deps.sh)"
 done
-tmp=$(mktemp -d /tmp/qs-test-compare.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+test_init compare
 
 "$qs" random 12 --seed 31 >"$tmp/cubes"
 # One thread and a length limit: the first solution of a single-threaded

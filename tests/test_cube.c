@@ -117,6 +117,36 @@ static void test_pair_is_two_turns(void **state)
             }
 }
 
+/* A move's faces and quarter turns, and back: every move, a pair's faces
+ * in either order, and what no move does. */
+static void test_move_compose(void **state)
+{
+    (void)state;
+    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+        int face[2], quarters[2];
+        int k = qs_move_decompose((qs_move)m, face, quarters);
+        assert_int_equal(k, m < 18 ? 1 : 2);
+        for (int i = 0; i < k; i++)
+            assert_true(quarters[i] >= 1 && quarters[i] <= 3);
+        assert_int_equal(qs_move_compose(k, face, quarters), m);
+        if (k == 2) {
+            assert_true(face[0] < 3 && face[1] == face[0] + 3);
+            int rf[2] = {face[1], face[0]}, rq[2] = {quarters[1], quarters[0]};
+            assert_int_equal(qs_move_compose(2, rf, rq), m);
+        }
+    }
+    int r[2] = {1, 0}, half[2] = {2, 1};
+    assert_int_equal(qs_move_compose(1, r, half), 4); /* R2 */
+    int adjacent[2] = {0, 1}, same[2] = {1, 1}, q11[2] = {1, 1};
+    assert_int_equal(qs_move_compose(2, adjacent, q11), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_move_compose(2, same, q11), QS_ERR_ARGUMENT);
+    int no_face[2] = {6, 0}, q4[2] = {4, 1}, q0[2] = {0, 1};
+    assert_int_equal(qs_move_compose(1, no_face, q11), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_move_compose(1, r, q4), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_move_compose(1, r, q0), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_move_compose(3, adjacent, q11), QS_ERR_ARGUMENT);
+}
+
 static void test_inverse_random(void **state)
 {
     (void)state;
@@ -231,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_quarter_turn_order_four),
         cmocka_unit_test(test_move_then_inverse),
         cmocka_unit_test(test_pair_is_two_turns),
+        cmocka_unit_test(test_move_compose),
         cmocka_unit_test(test_inverse_random),
         cmocka_unit_test(test_check_random),
         cmocka_unit_test(test_check_defects),

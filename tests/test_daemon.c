@@ -53,19 +53,6 @@ typedef struct {
 static void *zctx;
 static daemon_proc main_daemon;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Starts quadsolved with the given arguments (NULL-terminated) and reads
  * its "listening ENDPOINT" line. The daemon dies with this process, and
  * the teardown of a test that failed kills it (test_fork). */
@@ -111,15 +98,15 @@ static int wait_exit(daemon_proc *d)
     if (d->pid <= 0)
         return -1;
     int status = 0;
-    double end = now_ms() + test_scaled_ms(30000);
+    int64_t end = test_mono_ms() + test_scaled_ms(30000);
     while (waitpid(d->pid, &status, WNOHANG) == 0) {
-        if (now_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(d->pid, SIGKILL);
             waitpid(d->pid, &status, 0);
             status = -1;
             break;
         }
-        sleep_ms(5);
+        test_sleep_ms(5);
     }
     d->pid = 0;
     if (d->out)
@@ -181,34 +168,36 @@ static const char *type_of(const cJSON *o)
     return cJSON_IsString(t) ? t->valuestring : "";
 }
 
-static const char *error_code(const cJSON *o)
+/* A field of a reply's error ("code", "reason", "message"), or "". */
+static const char *error_field(const cJSON *o, const char *key)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
-    return cJSON_IsString(c) ? c->valuestring : "";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static const char *error_code(const cJSON *o)
+{
+    return error_field(o, "code");
 }
 
 static const char *error_reason(const cJSON *o)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "reason");
-    return cJSON_IsString(c) ? c->valuestring : "";
+    return error_field(o, "reason");
 }
 
 static const char *error_message(const cJSON *o)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
-    return cJSON_IsString(m) ? m->valuestring : "";
+    return error_field(o, "message");
 }
 
 /* Waits for the final reply (not accepted/progress) of any request
  * (timeout_ms scaled as by recv_json). */
 static cJSON *final_reply(void *s, int timeout_ms)
 {
-    double end = now_ms() + test_scaled_ms(timeout_ms);
+    int64_t end = test_mono_ms() + test_scaled_ms(timeout_ms);
     for (;;) {
-        int left = (int)(end - now_ms());
+        int left = (int)(end - test_mono_ms());
         cJSON *o = recv_within(s, left > 0 ? left : 0);
         if (!o)
             return NULL;
@@ -240,7 +229,7 @@ static void wait_ready(daemon_proc *d, const qsv_client_options *o,
     qsv_client *c;
     qsv_failure f;
     assert_int_equal(qsv_client_open(d->endpoint, &co, &c, &f), QSV_OK);
-    double start = now_ms(), end = start + bound_ms;
+    int64_t start = test_mono_ms(), end = start + bound_ms;
     char text[4096], state[32] = "no answer";
     for (;;) {
         int status;
@@ -263,11 +252,11 @@ static void wait_ready(daemon_proc *d, const qsv_client_options *o,
             if (strcmp(state, "loading") != 0)
                 fail_msg("quadsolved is %s, not ready: %s", state, text);
         }
-        if (now_ms() > end)
+        if (test_mono_ms() > end)
             fail_msg("quadsolved not ready after %.0f s (last state: %s)",
-                     (now_ms() - start) / 1000, state);
+                     (double)(test_mono_ms() - start) / 1000, state);
         if (rc == QSV_OK)
-            sleep_ms(50);
+            test_sleep_ms(50);
     }
     qsv_client_close(c);
 }
@@ -277,16 +266,16 @@ static void wait_ready(daemon_proc *d, const qsv_client_options *o,
 static void wait_running(const char *endpoint)
 {
     void *s = dealer(endpoint);
-    double end = now_ms() + test_scaled_ms(10000);
+    int64_t end = test_mono_ms() + test_scaled_ms(10000);
     int running = 0;
-    while (!running && now_ms() < end) {
+    while (!running && test_mono_ms() < end) {
         send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
         cJSON *o = final_reply(s, 5000);
         assert_non_null(o);
         running = cJSON_GetObjectItemCaseSensitive(o, "running")->valueint;
         cJSON_Delete(o);
         if (!running)
-            sleep_ms(5);
+            test_sleep_ms(5);
     }
     zmq_close(s);
     assert_true(running);
@@ -446,7 +435,7 @@ static void raw_garbage(const char *endpoint)
         junk[i] = (unsigned char)(i * 131 + 7);
     ssize_t w = write(fd, junk, sizeof junk);
     (void)w;
-    sleep_ms(50);
+    test_sleep_ms(50);
     close(fd);
 }
 
@@ -618,11 +607,11 @@ static void test_load_64_clients(void **state)
         sent[c] = 1;
     }
     int done = 0;
-    double end = now_ms() + 300000;
+    int64_t end = test_mono_ms() + 300000;
     zmq_pollitem_t items[CLIENTS];
     for (int c = 0; c < CLIENTS; c++)
         items[c] = (zmq_pollitem_t){socks[c], 0, ZMQ_POLLIN, 0};
-    while (done < CLIENTS * EACH && now_ms() < end) {
+    while (done < CLIENTS * EACH && test_mono_ms() < end) {
         assert_true(zmq_poll(items, CLIENTS, 1000) >= 0);
         for (int c = 0; c < CLIENTS; c++) {
             if (!(items[c].revents & ZMQ_POLLIN))
@@ -723,7 +712,7 @@ static void test_cancel(void **state)
     o = final_reply(s, 5000);
     assert_string_equal(error_code(o), "BAD_REQUEST");
     cJSON_Delete(o);
-    double t0 = now_ms();
+    int64_t t0 = test_mono_ms();
     send_str(s, "{\"id\":\"c\",\"op\":\"cancel\",\"target\":\"long\"}");
     int got_cancel = 0, got_error = 0;
     while (!(got_cancel && got_error)) {
@@ -743,7 +732,7 @@ static void test_cancel(void **state)
         cJSON_Delete(o);
     }
     /* Far sooner than the 60 s the search was given. */
-    assert_true(now_ms() - t0 < 5000);
+    assert_true(test_mono_ms() - t0 < 5000);
     zmq_close(s);
     assert_alive(main_daemon.endpoint);
 }
@@ -798,7 +787,7 @@ static void test_deadline(void **state)
 {
     (void)state;
     void *s = dealer(main_daemon.endpoint);
-    double t0 = now_ms();
+    int64_t t0 = test_mono_ms();
     send_str(s, HOPELESS_SOLVE("d1", ",\"deadline_ms\":300"));
     /* queued behind d1 with a deadline that passes while it waits */
     send_str(s, HOPELESS_SOLVE("d2", ",\"deadline_ms\":100"));
@@ -810,7 +799,7 @@ static void test_deadline(void **state)
         seen++;
         cJSON_Delete(o);
     }
-    assert_true(now_ms() - t0 < 5000);
+    assert_true(test_mono_ms() - t0 < 5000);
     /* a deadline that ends a search which has solutions returns them */
     send_str(s, SLOW_SOLVE("d4", ",\"deadline_ms\":200"));
     cJSON *r = final_reply(s, 10000);
@@ -832,7 +821,7 @@ static void test_client_vanishes(void **state)
     (void)state;
     void *gone = dealer(main_daemon.endpoint);
     send_str(gone, SLOW_SOLVE("v", ",\"deadline_ms\":400,\"progress\":true"));
-    sleep_ms(50);
+    test_sleep_ms(50);
     zmq_close(gone);
     void *s = dealer(main_daemon.endpoint);
     send_str(s, "{\"id\":\"after\",\"op\":\"solve\",\"scramble\":\"F R\"}");
@@ -901,13 +890,13 @@ static void test_client_closes_at_once(void **state)
         snprintf(req, sizeof req, HOPELESS_SOLVE("gone-%d", ""), i);
         send_str(s, req);
         zmq_close(s);
-        sleep_ms(100);
+        test_sleep_ms(100);
         kill(main_daemon.pid, SIGCONT);
     }
-    double end = now_ms() + 15000;
+    int64_t end = test_mono_ms() + 15000;
     int left;
-    while ((left = solves_in_flight(watch)) > 0 && now_ms() < end)
-        sleep_ms(20);
+    while ((left = solves_in_flight(watch)) > 0 && test_mono_ms() < end)
+        test_sleep_ms(20);
     assert_int_equal(left, 0);
     zmq_close(watch);
     void *s = dealer(main_daemon.endpoint);
@@ -941,15 +930,15 @@ static void test_client_replaced_at_once(void **state)
         zmq_close(s);
         s = lingering_dealer();
         send_str(s, PING);
-        sleep_ms(50);
+        test_sleep_ms(50);
         kill(main_daemon.pid, SIGCONT);
         expect_pong(s);
     }
     zmq_close(s);
-    double end = now_ms() + test_scaled_ms(15000);
+    int64_t end = test_mono_ms() + test_scaled_ms(15000);
     int left;
-    while ((left = solves_in_flight(watch)) > 0 && now_ms() < end)
-        sleep_ms(20);
+    while ((left = solves_in_flight(watch)) > 0 && test_mono_ms() < end)
+        test_sleep_ms(20);
     assert_int_equal(left, 0);
     zmq_close(watch);
 }
@@ -1068,10 +1057,10 @@ static void test_hostile_clients(void **state)
      * vanished client's search is gone) and the rest of the flood
      * waits. */
     void *watch = dealer(d.endpoint);
-    double end = now_ms() + 10000;
+    int64_t end = test_mono_ms() + 10000;
     while (flood_done == 0 && solves_in_flight(watch) > accepted &&
-           now_ms() < end)
-        sleep_ms(10);
+           test_mono_ms() < end)
+        test_sleep_ms(10);
     zmq_close(watch);
     void *third = dealer(d.endpoint);
     send_str(third, "{\"id\":\"third\",\"op\":\"solve\",\"facelets\":\"" HARD_CUBE
@@ -1087,7 +1076,7 @@ static void test_hostile_clients(void **state)
     cJSON_Delete(o);
     /* A flood result sent just before the third's may still be on its
      * way; the next one would take another 1.5 s. */
-    sleep_ms(300);
+    test_sleep_ms(300);
     int after = before + results_arrived(flood);
     assert_true(after - before <= 1);
     assert_true(after < accepted); /* the flood still has work queued */
@@ -1109,22 +1098,22 @@ static void test_request_limit(void **state)
                  "--log-level", "warn", NULL);
     wait_ready(&d, NULL, 120000);
     void *s = dealer(d.endpoint);
-    double t0 = now_ms();
+    int64_t t0 = test_mono_ms();
     send_str(s, HOPELESS_SOLVE("nolimit", ""));
     cJSON *o = final_reply(s, 10000);
     assert_non_null(o);
-    double took = now_ms() - t0;
+    int64_t took = test_mono_ms() - t0;
     assert_string_equal(error_code(o), "DEADLINE");
     assert_non_null(strstr(error_message(o),
                            "limit for requests without deadline_ms (300 ms)"));
     cJSON_Delete(o);
     assert_true(took >= 250 && took < 5000);
 
-    t0 = now_ms();
+    t0 = test_mono_ms();
     send_str(s, HOPELESS_SOLVE("own", ",\"deadline_ms\":1200"));
     o = final_reply(s, 10000);
     assert_non_null(o);
-    took = now_ms() - t0;
+    took = test_mono_ms() - t0;
     assert_string_equal(error_code(o), "DEADLINE");
     assert_non_null(strstr(error_message(o), "deadline_ms=1200"));
     cJSON_Delete(o);
@@ -1241,15 +1230,15 @@ static void test_table_fifo(void **state)
     void *s = dealer(d.endpoint);
     const char *st = "loading";
     cJSON *o = NULL;
-    double end = now_ms() + 20000;
-    while (strcmp(st, "loading") == 0 && now_ms() < end) {
+    int64_t end = test_mono_ms() + 20000;
+    while (strcmp(st, "loading") == 0 && test_mono_ms() < end) {
         cJSON_Delete(o);
         send_str(s, "{\"id\":1,\"op\":\"status\"}");
         o = final_reply(s, 5000);
         assert_non_null(o);
         st = cJSON_GetObjectItemCaseSensitive(o, "state")->valuestring;
         if (strcmp(st, "loading") == 0)
-            sleep_ms(20);
+            test_sleep_ms(20);
     }
     assert_string_equal(st, "degraded");
     assert_string_equal(
@@ -1420,8 +1409,7 @@ static void test_c_client(void **state)
     static qsv_result res;
     qsv_request r;
     qsv_request_init(&r);
-    snprintf(r.cube, sizeof r.cube,
-             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    snprintf(r.cube, sizeof r.cube, "%s", HARD_CUBE);
     r.solutions = 3;
     progress_calls = 0;
     assert_int_equal(
@@ -1439,38 +1427,46 @@ static void test_c_client(void **state)
     assert_string_equal(f.reason, "TWIST");
     /* cancel through the flag, raised before the call: answered at once */
     atomic_int flag = 1;
-    snprintf(r.cube, sizeof r.cube,
-             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    snprintf(r.cube, sizeof r.cube, "%s", HARD_CUBE);
     r.metric = QS_METRIC_HTM;
     r.time_ms = 60000;
     r.solutions = 1;
-    double t0 = now_ms();
+    int64_t t0 = test_mono_ms();
     assert_int_equal(qsv_client_solve(c, &r, &flag, NULL, NULL, &res, &f),
                      QSV_ERR_CANCELLED);
-    assert_true(now_ms() - t0 < 5000);
+    assert_true(test_mono_ms() - t0 < 5000);
     qsv_client_close(c);
+}
+
+/* Runs quadsolved's line mode (htm, 5 ms a solve) on the input printf(1)
+ * makes of the format input; returns its output, to read line by line. */
+static FILE *line_mode(const char *input)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "printf '%s' | '%s' --stdio --metric htm --time-ms 5", input,
+             getenv("QUADSOLVED"));
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    return p;
 }
 
 /* The line mode, fed a small script. */
 static void test_line_mode(void **state)
 {
     (void)state;
-    const char *exe = getenv("QUADSOLVED");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "printf 'solve %s\\nsolve %s\\nsolve UUU\\nsolve "
+    char input[512];
+    snprintf(input, sizeof input,
+             "solve %s\\nsolve %s\\nsolve UUU\\nsolve "
              "UUUUUUUURFRRRRRRRRFFUFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\\n"
-             "dance\\n' | '%s' --stdio --metric htm --time-ms 5",
-             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL", SOLVED,
-             exe);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
+             "dance\\n",
+             HARD_CUBE, SOLVED);
+    FILE *p = line_mode(input);
     char line[1024];
     int ready = 0, face = 0, cubie = 0, error = 0, solutions = 0, times = 0;
     qsv_request req;
     qsv_request_init(&req);
-    snprintf(req.cube, sizeof req.cube,
-             "DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDL");
+    snprintf(req.cube, sizeof req.cube, "%s", HARD_CUBE);
     qs_cube cube;
     qsv_failure f;
     assert_int_equal(qsv_request_cube(&req, &cube, &f), QSV_OK);
@@ -1524,14 +1520,10 @@ static void test_line_mode(void **state)
 static void test_line_mode_nul(void **state)
 {
     (void)state;
-    const char *exe = getenv("QUADSOLVED");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "printf 'solve %s\\000JUNK\\nsol\\000ve %s\\n' | "
-             "'%s' --stdio --metric htm --time-ms 5",
-             SOLVED, SOLVED, exe);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
+    char input[256];
+    snprintf(input, sizeof input, "solve %s\\000JUNK\\nsol\\000ve %s\\n",
+             SOLVED, SOLVED);
+    FILE *p = line_mode(input);
     char line[1024];
     int length = 0, unknown = 0, other = 0;
     while (fgets(line, sizeof line, p)) {
@@ -1562,16 +1554,10 @@ static void test_cli_server(void **state)
                        "\"DUUBULDBFRBFRRULLLBRDFFFBLURDBFDFDRFRULBLUFDURRBLBDUDX\""
                        " --scramble \"R U\" --scramble \"R Q\"";
     snprintf(cmd, sizeof cmd, "'%s' solve %s", cli, args);
-    FILE *p = popen(cmd, "r");
-    size_t n = fread(local, 1, sizeof local - 1, p);
-    local[n] = '\0';
-    assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+    assert_int_equal(test_run_into(cmd, local, sizeof local), 1);
     snprintf(cmd, sizeof cmd, "'%s' --server %s --server-timeout-ms %d %s",
              cli, main_daemon.endpoint, test_scaled_ms(5000), args);
-    p = popen(cmd, "r");
-    n = fread(remote, 1, sizeof remote - 1, p);
-    remote[n] = '\0';
-    assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+    assert_int_equal(test_run_into(cmd, remote, sizeof remote), 1);
     assert_string_equal(local, remote);
     assert_non_null(strstr(remote, "error: CHARACTER:"));
     assert_non_null(strstr(remote, "error: MOVE:"));
@@ -2194,17 +2180,6 @@ static void test_optimal_sigterm(void **state)
     free_cubes(cubes, 4);
 }
 
-/* Runs a command, returns its exit status; stdout into out. */
-static int run_capture(const char *cmd, char *out, size_t len)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* The "optimal: length N: found|none" lines of a progress log, without
  * their node counts and times, which differ between runs. */
 static void progress_lines(const char *path, char *out, size_t len)
@@ -2263,7 +2238,7 @@ static void test_cli_server_optimal(void **state)
                  "2> '%s'",
                  cli, metric, cases[i].extra, cases[i].scrambles[0],
                  cases[i].scrambles[1], errl);
-        int lrc = run_capture(cmd, local, sizeof local);
+        int lrc = test_run_into(cmd, local, sizeof local);
         snprintf(cmd, sizeof cmd,
                  "'%s' solve --optimal --server %s --server-timeout-ms %d "
                  "--metric %s %s --scramble \"%s\" --scramble \"%s\" "
@@ -2271,7 +2246,7 @@ static void test_cli_server_optimal(void **state)
                  cli, main_daemon.endpoint, test_scaled_ms(5000), metric,
                  cases[i].extra, cases[i].scrambles[0], cases[i].scrambles[1],
                  errr);
-        int rrc = run_capture(cmd, remote, sizeof remote);
+        int rrc = test_run_into(cmd, remote, sizeof remote);
         if (rrc != lrc) {
             /* Say what the CLI said (its errors go to the file). */
             FILE *e = fopen(errr, "r");
@@ -2300,12 +2275,12 @@ static void test_cli_server_optimal(void **state)
              "'%s' solve --optimal --all --table-size small --scramble "
              "\"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
              cli);
-    assert_int_equal(run_capture(cmd, local, sizeof local), 0);
+    assert_int_equal(test_run_into(cmd, local, sizeof local), 0);
     snprintf(cmd, sizeof cmd,
              "'%s' solve --optimal --all --server %s --server-timeout-ms %d "
              "--scramble \"U2 D2 F2 B2 L2 R2\" 2>/dev/null",
              cli, main_daemon.endpoint, test_scaled_ms(5000));
-    assert_int_equal(run_capture(cmd, remote, sizeof remote), 0);
+    assert_int_equal(test_run_into(cmd, remote, sizeof remote), 0);
     int nl = 0, nr = 0;
     for (char *p = strtok(local, "\n"); p && nl < 64; p = strtok(NULL, "\n"))
         ll[nl++] = p;

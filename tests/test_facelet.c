@@ -30,16 +30,37 @@ static int at(const char *name)
     return (int)(strchr(faces, name[0]) - faces) * 9 + (name[1] - '1');
 }
 
-static void set(char *s, const char *name, char colour)
+/* Edits s at named stickers, in order: "F3=X" paints F3 with X (any
+ * character, a blank too), "R1:F3" swaps two stickers; edits are
+ * separated by one space. Returns s. */
+static char *edit(char *s, const char *edits)
 {
-    s[at(name)] = colour;
+    const char *p = edits;
+    while (*p) {
+        if (p[1] && p[2] == '=' && p[3]) {
+            s[at(p)] = p[3];
+            p += 4;
+        } else if (p[1] && p[2] == ':' && p[3] && p[4]) {
+            char t = s[at(p)];
+            s[at(p)] = s[at(p + 3)];
+            s[at(p + 3)] = t;
+            p += 5;
+        } else {
+            fail_msg("bad edit at \"%s\"", p);
+        }
+        if (*p == ' ')
+            p++;
+        else if (*p)
+            fail_msg("bad edit at \"%s\"", p);
+    }
+    return s;
 }
 
-static void swap(char *s, const char *a, const char *b)
+/* The solved string with edits (edit); s holds 55 bytes. */
+static char *edited(char *s, const char *edits)
 {
-    char t = s[at(a)];
-    s[at(a)] = s[at(b)];
-    s[at(b)] = t;
+    memcpy(s, solved_str, sizeof solved_str);
+    return edit(s, edits);
 }
 
 /* Parses s expecting err; checks the cube is untouched on error and that a
@@ -216,28 +237,20 @@ static void test_character(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    set(s, "F3", 'X');
-    const char *d = expect_error(s, QS_ERR_CHARACTER);
+    const char *d = expect_error(edited(s, "F3=X"), QS_ERR_CHARACTER);
     assert_non_null(strstr(d, "F3"));
     assert_non_null(strstr(d, "'X'"));
-    strcpy(s, solved_str);
-    set(s, "U1", 'u');
-    expect_error(s, QS_ERR_CHARACTER);
+    expect_error(edited(s, "U1=u"), QS_ERR_CHARACTER);
     /* Characters are checked before centres. */
-    strcpy(s, solved_str);
-    set(s, "U5", 'R');
-    set(s, "B9", ' ');
-    expect_error(s, QS_ERR_CHARACTER);
+    expect_error(edited(s, "U5=R B9= "), QS_ERR_CHARACTER);
 }
 
 static void test_center(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    swap(s, "U5", "R5"); /* colour counts stay 9 each */
-    const char *d = expect_error(s, QS_ERR_CENTER);
+    /* colour counts stay 9 each */
+    const char *d = expect_error(edited(s, "U5:R5"), QS_ERR_CENTER);
     assert_non_null(strstr(d, "U5"));
 }
 
@@ -245,9 +258,7 @@ static void test_color_count(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    set(s, "U1", 'R');
-    const char *d = expect_error(s, QS_ERR_COLOR_COUNT);
+    const char *d = expect_error(edited(s, "U1=R"), QS_ERR_COLOR_COUNT);
     assert_non_null(strstr(d, "8"));
 }
 
@@ -256,18 +267,12 @@ static void test_impossible_corner(void **state)
     (void)state;
     char s[55];
     /* Two stickers of one corner swapped: its mirror image. */
-    strcpy(s, solved_str);
-    swap(s, "R1", "F3");
-    const char *d = expect_error(s, QS_ERR_CORNER);
+    const char *d = expect_error(edited(s, "R1:F3"), QS_ERR_CORNER);
     assert_non_null(strstr(d, "URF"));
     /* Two stickers of one colour on one corner. */
-    strcpy(s, solved_str);
-    swap(s, "F3", "R3");
-    expect_error(s, QS_ERR_CORNER);
+    expect_error(edited(s, "F3:R3"), QS_ERR_CORNER);
     /* Opposite colours on one corner (U and D), counts kept. */
-    strcpy(s, solved_str);
-    swap(s, "R1", "D3");
-    expect_error(s, QS_ERR_CORNER);
+    expect_error(edited(s, "R1:D3"), QS_ERR_CORNER);
 }
 
 static void test_impossible_edge(void **state)
@@ -275,14 +280,10 @@ static void test_impossible_edge(void **state)
     (void)state;
     char s[55];
     /* Opposite colours on edge UR. */
-    strcpy(s, solved_str);
-    swap(s, "R2", "D2");
-    const char *d = expect_error(s, QS_ERR_EDGE);
+    const char *d = expect_error(edited(s, "R2:D2"), QS_ERR_EDGE);
     assert_non_null(strstr(d, "UR"));
     /* Two U stickers on edge UR. */
-    strcpy(s, solved_str);
-    swap(s, "R2", "U8");
-    expect_error(s, QS_ERR_EDGE);
+    expect_error(edited(s, "R2:U8"), QS_ERR_EDGE);
 }
 
 /* Corner URF copied over DBL; two edges changed so each colour still
@@ -292,14 +293,8 @@ static void test_dup_corner(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    set(s, "D7", 'U');
-    set(s, "B9", 'R');
-    set(s, "L7", 'F');
-    set(s, "U6", 'D');
-    set(s, "R2", 'B');
-    set(s, "F2", 'L');
-    const char *d = expect_error(s, QS_ERR_DUP_CORNER);
+    const char *d = expect_error(edited(s, "D7=U B9=R L7=F U6=D R2=B F2=L"),
+                                 QS_ERR_DUP_CORNER);
     assert_non_null(strstr(d, "URF"));
     assert_non_null(strstr(d, "DBL"));
 }
@@ -310,12 +305,8 @@ static void test_dup_edge(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    set(s, "D8", 'U');
-    set(s, "B8", 'R');
-    set(s, "U8", 'D');
-    set(s, "R8", 'B');
-    const char *d = expect_error(s, QS_ERR_DUP_EDGE);
+    const char *d =
+        expect_error(edited(s, "D8=U B8=R U8=D R8=B"), QS_ERR_DUP_EDGE);
     assert_non_null(strstr(d, "DF"));
 }
 
@@ -324,33 +315,22 @@ static void test_twist(void **state)
     (void)state;
     char s[55];
     /* Corner URF turned in place: its three stickers cycled. */
-    strcpy(s, solved_str);
-    set(s, "U9", 'F');
-    set(s, "R1", 'U');
-    set(s, "F3", 'R');
-    expect_error(s, QS_ERR_TWIST);
-    /* Twisting a corner of a scrambled cube is caught too. */
+    expect_error(edited(s, "U9=F R1=U F3=R"), QS_ERR_TWIST);
+    /* Twisting a corner of a scrambled cube is caught too: U9 gets F3's
+     * sticker, F3 R1's and R1 U9's. */
     qs_cube c;
     cube_from_moves("R U F' L2 D B'", &c);
     qs_cube_to_facelets(&c, s);
-    char t = s[at("U9")];
-    s[at("U9")] = s[at("F3")];
-    s[at("F3")] = s[at("R1")];
-    s[at("R1")] = t;
-    expect_error(s, QS_ERR_TWIST);
+    expect_error(edit(s, "U9:F3 F3:R1"), QS_ERR_TWIST);
 }
 
 static void test_flip(void **state)
 {
     (void)state;
     char s[55];
-    strcpy(s, solved_str);
-    swap(s, "U6", "R2");
-    expect_error(s, QS_ERR_FLIP);
+    expect_error(edited(s, "U6:R2"), QS_ERR_FLIP);
     /* Flip is checked before parity: flip one edge and swap two others. */
-    swap(s, "U8", "U4");
-    swap(s, "F2", "L2");
-    expect_error(s, QS_ERR_FLIP);
+    expect_error(edit(s, "U8:U4 F2:L2"), QS_ERR_FLIP);
 }
 
 static void test_parity(void **state)
@@ -358,18 +338,10 @@ static void test_parity(void **state)
     (void)state;
     char s[55];
     /* Edges UR and UF exchanged. */
-    strcpy(s, solved_str);
-    swap(s, "U6", "U8");
-    swap(s, "R2", "F2");
-    const char *d = expect_error(s, QS_ERR_PARITY);
+    const char *d = expect_error(edited(s, "U6:U8 R2:F2"), QS_ERR_PARITY);
     assert_non_null(strstr(d, "odd"));
     /* Corners URF and UFL exchanged, keeping U on top. */
-    strcpy(s, solved_str);
-    set(s, "R1", 'F');
-    set(s, "F3", 'L');
-    set(s, "F1", 'R');
-    set(s, "L3", 'F');
-    expect_error(s, QS_ERR_PARITY);
+    expect_error(edited(s, "R1=F F3=L F1=R L3=F"), QS_ERR_PARITY);
 }
 
 /* With several defects, the earliest check in the documented order wins. */
@@ -378,23 +350,12 @@ static void test_order(void **state)
     (void)state;
     char s[55];
     /* Twist + flip + parity: twist. */
-    strcpy(s, solved_str);
-    set(s, "U9", 'F');
-    set(s, "R1", 'U');
-    set(s, "F3", 'R');
-    swap(s, "U6", "R2");
-    swap(s, "U8", "U4");
-    swap(s, "F2", "L2");
-    expect_error(s, QS_ERR_TWIST);
+    expect_error(edited(s, "U9=F R1=U F3=R U6:R2 U8:U4 F2:L2"),
+                 QS_ERR_TWIST);
     /* Impossible edge + impossible corner: corner. */
-    strcpy(s, solved_str);
-    swap(s, "R2", "D2");
-    swap(s, "R1", "F3");
-    expect_error(s, QS_ERR_CORNER);
+    expect_error(edited(s, "R2:D2 R1:F3"), QS_ERR_CORNER);
     /* Centre + colour count: centre. */
-    strcpy(s, solved_str);
-    set(s, "U5", 'R');
-    expect_error(s, QS_ERR_CENTER);
+    expect_error(edited(s, "U5=R"), QS_ERR_CENTER);
 }
 
 static void test_null_detail(void **state)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fwp.h"
+#include "testutil.h"
 
 /* ------------------------------------------------------------- utilities */
 
@@ -69,6 +70,8 @@ static int decode_hand(uint8_t type, int length_field, const uint8_t *p,
 
 static void fill_steps(fwp_message *m, int count, uint16_t first_id)
 {
+    /* memset, not an assignment: sample_messages compares whole
+     * structs, padding included. */
     memset(m, 0, sizeof *m);
     m->type = FWP_MSG_STEPS;
     m->u.steps.count = (uint8_t)count;
@@ -417,96 +420,51 @@ static void expect_wire(const fwp_message *m, const char *hex)
 static void test_frame_layout(void **state)
 {
     (void)state;
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STEPS;
-    m.seq = 0x12;
-    m.ack = 0x34;
+    fwp_message m = test_fwp_message(FWP_MSG_STEPS, 0x12, 0x34);
     m.u.steps.count = 2;
-    m.u.steps.step[0] = (fwp_step){0x0102, {FWP_ACT_CW, FWP_ACT_NONE,
-                                            FWP_ACT_HALF, FWP_ACT_NONE}};
-    m.u.steps.step[1] = (fwp_step){0x0103, {FWP_ACT_OPEN, FWP_ACT_CLOSE,
-                                            FWP_ACT_NONE, FWP_ACT_NONE}};
+    m.u.steps.step[0] = test_fwp_step(0x0102, "+.2.");
+    m.u.steps.step[1] = test_fwp_step(0x0103, "oc..");
     expect_wire(&m, "0A 01 03 12 34 0D 02 02 01 01 02 03 05 03 01 04 05 01 "
                     "03 B9 74");
 
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_HELLO;
-    m.u.hello = (fwp_hello){.version_min = 1,
-                            .version_max = 1,
-                            .role = FWP_ROLE_FIRMWARE,
-                            .flags = FWP_HELLO_CONNECTING,
-                            .gripper_mask = 0x0F,
-                            .max_steps = 32,
-                            .window = 4,
-                            .features = FWP_FEATURE_CUBE_STATE,
-                            .heartbeat_ms = 250,
-                            .link_timeout_ms = 1000,
-                            .session = 0x11223344,
-                            .peer_session = 0};
+    m = test_fwp_message(FWP_MSG_HELLO, 0, 0);
+    m.u.hello = test_fwp_hello(1, 0x11223344);
+    m.u.hello.features = FWP_FEATURE_CUBE_STATE;
     expect_wire(&m, "03 01 01 01 0B 14 01 01 02 01 0F 20 04 01 FA 07 E8 03 "
                     "44 33 22 11 01 01 01 03 4B D9");
 
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_ACK;
-    m.seq = 0x35;
-    m.ack = 0x13;
+    m = test_fwp_message(FWP_MSG_ACK, 0x35, 0x13);
     expect_wire(&m, "05 01 04 35 13 03 D9 09");
 
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_EVENT;
-    m.seq = 0x80;
-    m.ack = 0x13;
+    m = test_fwp_message(FWP_MSG_EVENT, 0x80, 0x13);
     m.u.event = (fwp_step_event){FWP_STEP_DONE, 0x0102, 850};
     expect_wire(&m, "0D 01 06 80 13 05 02 02 01 52 03 E8 43");
 
     /* Version 2: a tilt tRL (id 0x0200), then R +90 with L regripping
      * +90, back home (id 0x0201), each one step. */
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STEPS;
-    m.seq = 0x20;
-    m.ack = 0x05;
+    m = test_fwp_message(FWP_MSG_STEPS, 0x20, 0x05);
     m.u.steps.count = 2;
-    m.u.steps.step[0] = (fwp_step){0x0200, {FWP_ACT_TILT_CW, FWP_ACT_TILT_CCW,
-                                            FWP_ACT_NONE, FWP_ACT_NONE}};
-    m.u.steps.step[1] = (fwp_step){0x0201, {FWP_ACT_CW, FWP_ACT_REGRIP_CW,
-                                            FWP_ACT_NONE, FWP_ACT_NONE}};
+    m.u.steps.step[0] = test_fwp_step(0x0200, "tT..");
+    m.u.steps.step[1] = test_fwp_step(0x0201, "+g..");
     expect_wire(&m, "07 01 03 20 05 0D 02 04 02 08 09 01 05 01 02 01 06 01 "
                     "03 9C FD");
 
     /* The firmware's HELLO of version 2. */
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_HELLO;
-    m.u.hello = (fwp_hello){.version_min = 2,
-                            .version_max = 2,
-                            .role = FWP_ROLE_FIRMWARE,
-                            .flags = FWP_HELLO_CONNECTING,
-                            .gripper_mask = 0x0F,
-                            .max_steps = 32,
-                            .window = 4,
-                            .features = FWP_FEATURE_CUBE_STATE,
-                            .heartbeat_ms = 250,
-                            .link_timeout_ms = 1000,
-                            .session = 0x11223344,
-                            .peer_session = 0};
+    m = test_fwp_message(FWP_MSG_HELLO, 0, 0);
+    m.u.hello = test_fwp_hello(2, 0x11223344);
+    m.u.hello.features = FWP_FEATURE_CUBE_STATE;
     expect_wire(&m, "03 01 01 01 0B 14 02 02 02 01 0F 20 04 01 FA 07 E8 03 "
                     "44 33 22 11 01 01 01 03 9E F5");
 
     /* NAK BAD_STEP of message 0x20: step 0x0201 breaks rule TILT at R. */
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_NAK;
-    m.seq = 0x81;
-    m.ack = 0x21;
+    m = test_fwp_message(FWP_MSG_NAK, 0x81, 0x21);
     m.u.nak = (fwp_nak){FWP_NAK_BAD_STEP, 0x20, 0x0201, FWP_RULE_TILT,
                         FWP_GRIPPER_R};
     expect_wire(&m, "0B 01 05 81 21 06 05 20 01 02 07 03 CF CD");
 
     /* STATUS IDLE after the tilt: R at +90 and L at -90 closed, F and B
      * closed at home, cube F up and D in front. */
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STATUS;
-    m.seq = 0x82;
-    m.ack = 0x21;
+    m = test_fwp_message(FWP_MSG_STATUS, 0x82, 0x21);
     m.u.status.state = FWP_ROBOT_IDLE;
     m.u.status.last_step = 0x0201;
     m.u.status.grip[0] = 1 | FWP_GRIP_CLOSED;
@@ -522,17 +480,10 @@ static void test_frame_layout(void **state)
 /* Feeds an endpoint one HELLO (encoded and framed as on the wire). */
 static void feed_hello(fwp_endpoint *ep, const fwp_hello *h)
 {
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_HELLO;
+    fwp_message m = test_fwp_message(FWP_MSG_HELLO, 0, 0);
     m.u.hello = *h;
     uint8_t wire[FWP_MAX_WIRE];
-    size_t len;
-    assert_int_equal(fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len),
-                     FWP_OK);
-    wire[0] = 0;
-    wire[len + 1] = 0;
-    fwp_feed(ep, wire, len + 2);
+    fwp_feed(ep, wire, test_fwp_wire(&m, wire));
 }
 
 static int vn_events[8], vn_written;
@@ -575,17 +526,7 @@ static void test_version_negotiation(void **state)
     memset(vn_events, 0, sizeof vn_events);
     assert_int_equal(fwp_init(&ep, &cfg), FWP_OK);
     assert_null(fwp_refused_peer(&ep));
-    fwp_hello old = {.version_min = 1,
-                     .version_max = 1,
-                     .role = FWP_ROLE_FIRMWARE,
-                     .flags = FWP_HELLO_CONNECTING,
-                     .gripper_mask = 0x0F,
-                     .max_steps = 32,
-                     .window = 4,
-                     .heartbeat_ms = 250,
-                     .link_timeout_ms = 1000,
-                     .session = 0x0BAD,
-                     .peer_session = 0};
+    fwp_hello old = test_fwp_hello(1, 0x0BAD);
     feed_hello(&ep, &old);
     feed_hello(&ep, &old);
     assert_int_equal(vn_events[0], 1);
@@ -850,24 +791,14 @@ static void push_all(fwp_stream *s, const uint8_t *b, size_t n,
     }
 }
 
-/* A message as it goes on the wire: delimiter, COBS, delimiter. */
-static size_t wire_of(const fwp_message *m, uint8_t *out)
-{
-    size_t len;
-    out[0] = 0;
-    assert_int_equal(fwp_encode_frame(m, out + 1, FWP_MAX_ENCODED, &len),
-                     FWP_OK);
-    out[len + 1] = 0;
-    return len + 2;
-}
-
 static void test_stream_resync(void **state)
 {
     (void)state;
     fwp_message msgs[12];
     sample_messages(msgs);
     uint8_t w1[FWP_MAX_WIRE], w2[FWP_MAX_WIRE], junk[1000];
-    size_t n1 = wire_of(&msgs[2], w1), n2 = wire_of(&msgs[11], w2);
+    size_t n1 = test_fwp_wire(&msgs[2], w1);
+    size_t n2 = test_fwp_wire(&msgs[11], w2);
     uint32_t seed = 99;
     fwp_stream s;
 
@@ -1265,9 +1196,7 @@ static void apps_send(sim *s, int total, int *next_batch)
     }
     while (s->fw.events_to_send > 0 && fwp_window_free(&s->fw.ep) > 0) {
         int k = s->fw.steps_got - s->fw.events_to_send;
-        fwp_message m;
-        memset(&m, 0, sizeof m);
-        m.type = FWP_MSG_EVENT;
+        fwp_message m = test_fwp_message(FWP_MSG_EVENT, 0, 0);
         m.u.event.kind = FWP_STEP_DONE;
         m.u.event.step_id =
             (uint16_t)(batch_first_id(k) + batch_size(k) - 1);
@@ -1307,9 +1236,7 @@ static void test_handshake(void **state)
     s.fw.cfg.features = FWP_FEATURE_CUBE_STATE;
     sim_start(&s);
     assert_null(fwp_peer(&s.host.ep));
-    fwp_message home;
-    memset(&home, 0, sizeof home);
-    home.type = FWP_MSG_HOME;
+    fwp_message home = test_fwp_message(FWP_MSG_HOME, 0, 0);
     assert_int_equal(fwp_send(&s.host.ep, &home), FWP_ERR_NOT_CONNECTED);
     assert_int_equal(fwp_window_free(&s.host.ep), 0);
     sim_connect(&s);
@@ -1363,10 +1290,7 @@ static void test_send_rules(void **state)
     s.host.cfg.window = 3;
     sim_start(&s);
     sim_connect(&s);
-    fwp_message m;
-
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_ACK;
+    fwp_message m = test_fwp_message(FWP_MSG_ACK, 0, 0);
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_TYPE);
     m.type = FWP_MSG_HELLO;
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_TYPE);
@@ -1378,18 +1302,15 @@ static void test_send_rules(void **state)
     /* Roles. */
     fill_steps(&m, 1, 5);
     assert_int_equal(fwp_send(&s.fw.ep, &m), FWP_ERR_ROLE);
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_HOME;
+    m = test_fwp_message(FWP_MSG_HOME, 0, 0);
     assert_int_equal(fwp_send(&s.fw.ep, &m), FWP_ERR_ROLE);
     m.type = FWP_MSG_EVENT;
     m.u.event = (fwp_step_event){FWP_STEP_STARTED, 1, 0};
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_ROLE);
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_FAULT;
+    m = test_fwp_message(FWP_MSG_FAULT, 0, 0);
     m.u.fault = (fwp_fault){FWP_FAULT_STALL, 3, 0};
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_ROLE);
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STATUS;
+    m = test_fwp_message(FWP_MSG_STATUS, 0, 0);
     m.u.status.query = true;
     assert_int_equal(fwp_send(&s.fw.ep, &m), FWP_ERR_ROLE);
     m.u.status.query = false;
@@ -1403,8 +1324,7 @@ static void test_send_rules(void **state)
     /* The peer's limits: batch size, fitted grippers. */
     fill_steps(&m, 5, 0);
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_LIMIT);
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STEPS;
+    m = test_fwp_message(FWP_MSG_STEPS, 0, 0);
     m.u.steps.count = 1;
     m.u.steps.step[0].action[FWP_GRIPPER_B] = FWP_ACT_CW;
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_LIMIT);
@@ -1428,9 +1348,7 @@ static void test_send_rules(void **state)
     assert_int_equal(fwp_window_free(&s.host.ep), 0);
     assert_int_equal(fwp_send(&s.host.ep, &m), FWP_ERR_BUSY);
     assert_int_equal(fwp_next_seq(&s.host.ep), (seq0 + 3) & 0xFF);
-    fwp_message stop;
-    memset(&stop, 0, sizeof stop);
-    stop.type = FWP_MSG_ESTOP;
+    fwp_message stop = test_fwp_message(FWP_MSG_ESTOP, 0, 0);
     assert_int_equal(fwp_send(&s.host.ep, &stop), FWP_OK);
     assert_int_equal(fwp_send(&s.host.ep, &stop), FWP_ERR_BUSY);
     assert_int_equal(fwp_unacked(&s.host.ep), 4);
@@ -1516,12 +1434,12 @@ static void test_sequence_wrap(void **state)
     ack.type = FWP_MSG_ACK;
     for (int back = 1; back < 128; back++) {
         ack.ack = (uint8_t)(s.host.ep.tx_base - back);
-        size_t n = wire_of(&ack, w);
+        size_t n = test_fwp_wire(&ack, w);
         fwp_feed(&s.host.ep, w, n);
         assert_int_equal(fwp_unacked(&s.host.ep), 1);
     }
     ack.ack = (uint8_t)(s.host.ep.tx_base + 2); /* beyond what was sent */
-    fwp_feed(&s.host.ep, w, wire_of(&ack, w));
+    fwp_feed(&s.host.ep, w, test_fwp_wire(&ack, w));
     assert_int_equal(fwp_unacked(&s.host.ep), 1);
     sim_run(&s, 10);
     assert_int_equal(fwp_unacked(&s.host.ep), 0);

@@ -8,16 +8,10 @@
 # --libs quadsolve` against the installed tree and solves a cube in the
 # robot metric in-process; and the library exports only prefixed names.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/testutil.sh"
 
-build=${QS_BUILD_DIR:?QS_BUILD_DIR is not set}
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d /tmp/qs-test-install.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-prefix="$tmp/prefix"
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
-    fail "cmake --install failed: $(tail -3 "$tmp/install.log")"
+test_init install
+test_install_tree
 for f in bin/quadsolve bin/quadsolved bin/quadctl bin/quadsim \
     include/quadsolve/quadsolve.h include/quadsolve/qtab.h \
     include/quadsolve/robot.h include/quadsolve/qsservice.h \
@@ -50,8 +44,8 @@ check_page quadsolve --metric QUADSOLVE_TABLES
 check_page quadsolved --robot-tables QUADSOLVED_OPTS
 check_page quadctl --recover firmware-protocol.md
 check_page quadsim --jitter quadsim.md
-libdir=$(dirname "$(find "$prefix" -name 'libquadsolve.so.*.*.*' | head -1)")
-[ -n "$libdir" ] && [ -d "$libdir" ] || fail "libquadsolve.so is not installed"
+ls "$libdir"/libquadsolve.so.*.*.* >/dev/null 2>&1 ||
+    fail "the versioned libquadsolve.so is not installed"
 [ -L "$libdir/libquadsolve.so" ] || fail "no libquadsolve.so link"
 [ -e "$libdir/pkgconfig/quadsolve.pc" ] || fail "no quadsolve.pc"
 grep -q "ExecStart=$prefix/bin/quadsolved" \

@@ -173,6 +173,80 @@ static void test_format_buffer(void **state)
                      QS_ERR_ARGUMENT);
 }
 
+/* The token mechanism moves and robot steps share, on tokens of its own:
+ * single digits, "(" pairs running to their ")" with blanks inside. */
+static const char *read_digit(const char *token, size_t len, void *item)
+{
+    if (len == 1 && token[0] >= '0' && token[0] <= '9') {
+        *(int *)item = token[0] - '0';
+        return NULL;
+    }
+    if (token[0] == '(' && token[len - 1] == ')') {
+        *(int *)item = -(int)len;
+        return NULL;
+    }
+    return "not a digit";
+}
+
+static int spell_digit(const void *item, char *buf)
+{
+    int d = *(const int *)item;
+    return d >= 0 && d <= 9 ? snprintf(buf, QS_TOKEN_MAX, "%d", d) : -1;
+}
+
+static void test_tokens(void **state)
+{
+    (void)state;
+    int v[4];
+    char detail[128];
+    assert_int_equal(qs_tokens_parse(" 1\t(2  3) 4 ", v, 4, sizeof *v,
+                                     read_digit, "digit", detail,
+                                     sizeof detail),
+                     3);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(v[1], -(int)strlen("(2  3)"));
+    assert_int_equal(v[2], 4);
+    assert_string_equal(detail, "");
+    assert_int_equal(qs_tokens_parse("1 2 x3", v, 4, sizeof *v, read_digit,
+                                     "digit", detail, sizeof detail),
+                     QS_ERR_MOVE);
+    assert_string_equal(detail, "bad digit \"x3\" at column 5: not a digit");
+    /* Past a full buffer a bad token is still what is reported, and
+     * nothing is written past max. */
+    memset(v, 0x55, sizeof v);
+    assert_int_equal(qs_tokens_parse("1 2 3 x", v, 2, sizeof *v, read_digit,
+                                     "digit", detail, sizeof detail),
+                     QS_ERR_MOVE);
+    assert_int_equal(qs_tokens_parse("1 2 3 4", v, 2, sizeof *v, read_digit,
+                                     "digit", detail, sizeof detail),
+                     QS_ERR_BUFFER);
+    assert_string_equal(detail, "4 digits, at most 2 allowed");
+    assert_int_equal(v[2], 0x55555555);
+    assert_int_equal(qs_tokens_parse("1", NULL, 1, sizeof *v, read_digit,
+                                     "digit", detail, sizeof detail),
+                     QS_ERR_ARGUMENT);
+    assert_int_equal(qs_tokens_parse("1", v, 1, sizeof *v, NULL, "digit",
+                                     detail, sizeof detail),
+                     QS_ERR_ARGUMENT);
+
+    char out[8];
+    int d[3] = {7, 0, 12};
+    assert_int_equal(qs_tokens_format(d, 2, sizeof *d, spell_digit, out,
+                                      sizeof out),
+                     3);
+    assert_string_equal(out, "7 0");
+    assert_int_equal(qs_tokens_format(d, 3, sizeof *d, spell_digit, out,
+                                      sizeof out),
+                     QS_ERR_MOVE);
+    assert_string_equal(out, "");
+    assert_int_equal(qs_tokens_format(d, 2, sizeof *d, spell_digit, out, 3),
+                     QS_ERR_BUFFER);
+    assert_string_equal(out, "");
+    assert_int_equal(qs_tokens_format(NULL, 1, sizeof *d, spell_digit, out,
+                                      sizeof out),
+                     QS_ERR_ARGUMENT);
+}
+
 static void test_lengths(void **state)
 {
     (void)state;
@@ -281,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_bad_tokens),
         cmocka_unit_test(test_parse_buffer),
         cmocka_unit_test(test_format_buffer),
+        cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_lengths),
         cmocka_unit_test(test_invert),
         cmocka_unit_test(test_metric_names),

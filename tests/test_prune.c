@@ -75,6 +75,30 @@ static int map_get(state_map *m, uint64_t key)
     return *slot == EMPTY_KEY ? -1 : m->dist[i];
 }
 
+/* Lowers, through map_lower, the distances of the states one move from
+ * key (at distance d) that lie within radius. */
+typedef void (*expand_fn)(state_map *m, const qs_tables *t, uint64_t key,
+                          int d, int radius);
+
+/* Settles the distances of every state within radius of the seeds
+ * already in m, level by level (Dial's algorithm: a move costs 1 or 2,
+ * so scanning the map for each distance in turn settles them in order). */
+static void map_search(state_map *m, const qs_tables *t, int radius,
+                       expand_fn expand)
+{
+    uint64_t *level = malloc(sizeof(uint64_t) * (m->mask + 1) / 2);
+    assert_non_null(level);
+    for (int d = 0; d < radius; d++) {
+        uint64_t n = 0;
+        for (uint64_t i = 0; i <= m->mask; i++)
+            if (m->keys[i] != EMPTY_KEY && m->dist[i] == d)
+                level[n++] = m->keys[i] - 1;
+        for (uint64_t j = 0; j < n; j++)
+            expand(m, t, level[j], d, radius);
+    }
+    free(level);
+}
+
 /* ---- phase 1: key = (slice comb * 2048 + flip) * 2187 + twist */
 
 static uint64_t p1_key(int slice, int flip, int twist)
@@ -92,28 +116,46 @@ static uint64_t p1_child(const qs_tables *t, uint64_t key, int m)
                   move_row(t, t->twist_move, twist)[m]);
 }
 
+static void p1_expand(state_map *map, const qs_tables *t, uint64_t key,
+                      int d, int radius)
+{
+    for (int m = 0; m < t->n_moves; m++)
+        if (d + t->cost[m] <= radius)
+            map_lower(map, p1_child(t, key, m), d + t->cost[m]);
+}
+
+/* ---- phase 2: key = (corners * 40320 + udedges) * 24 + slice order */
+
+/* The key after phase-2 move x (the move t->p2_move[x]). */
+static uint64_t p2_child(const qs_tables *t, uint64_t key, int x)
+{
+    int m = t->p2_move[x];
+    int s2 = (int)(key % N_SLICE2);
+    int ud = (int)(key / N_SLICE2 % N_PERM8);
+    int corners = (int)(key / N_SLICE2 / N_PERM8);
+    return ((uint64_t)move_row(t, t->corners_move, corners)[m] * N_PERM8 +
+            t->udedges_move[ud][x]) * N_SLICE2 +
+           t->slice2_move[s2][m];
+}
+
+static void p2_expand(state_map *map, const qs_tables *t, uint64_t key,
+                      int d, int radius)
+{
+    for (int x = 0; x < t->n_p2; x++) {
+        int m = t->p2_move[x];
+        if (d + t->cost[m] <= radius)
+            map_lower(map, p2_child(t, key, x), d + t->cost[m]);
+    }
+}
+
 static void check_phase1(qs_metric metric, int radius)
 {
     qtab_set *set = test_open_tables(metric);
     const qs_tables *t = qtab_set_tables(set);
     state_map map;
     map_init(&map, 24);
-    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
-
-    /* Dial's algorithm: costs are 1 or 2, so scanning the map for each
-     * distance in turn settles them in order. */
     map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0), 0);
-    for (int d = 0; d < radius; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t k = 0; k < n; k++)
-            for (int m = 0; m < t->n_moves; m++)
-                if (d + t->cost[m] <= radius)
-                    map_lower(&map, p1_child(t, level[k], m), d + t->cost[m]);
-    }
+    map_search(&map, t, radius, p1_expand);
 
     int max_cost = 0;
     for (int m = 0; m < t->n_moves; m++)
@@ -155,36 +197,11 @@ static void check_phase1(qs_metric metric, int radius)
                   qs_metric_name(metric), (unsigned long long)checked,
                   (unsigned long long)masks);
     assert_true(masks > 1000);
-    free(level);
     map_free(&map);
 
-    /* Phase 2: key = (corners * 40320 + udedges) * 24 + slice order. */
     map_init(&map, 24);
-    level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
     map_lower(&map, 0, 0);
-    int radius2 = radius + 1;
-    for (int d = 0; d < radius2; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t k = 0; k < n; k++) {
-            int s2 = (int)(level[k] % N_SLICE2);
-            int ud = (int)(level[k] / N_SLICE2 % N_PERM8);
-            int corners = (int)(level[k] / N_SLICE2 / N_PERM8);
-            for (int j = 0; j < t->n_p2; j++) {
-                int m = t->p2_move[j];
-                if (d + t->cost[m] > radius2)
-                    continue;
-                uint64_t child =
-                    ((uint64_t)move_row(t, t->corners_move, corners)[m] * N_PERM8 +
-                     t->udedges_move[ud][j]) * N_SLICE2 +
-                    t->slice2_move[s2][m];
-                map_lower(&map, child, d + t->cost[m]);
-            }
-        }
-    }
+    map_search(&map, t, radius + 1, p2_expand);
     checked = 0;
     int exact = 0;
     for (uint64_t i = 0; i <= map.mask; i++) {
@@ -206,7 +223,6 @@ static void check_phase1(qs_metric metric, int radius)
                   qs_metric_name(metric), (unsigned long long)checked, exact);
     /* A lower bound that is mostly exact near the goal, not just zero. */
     assert_true(exact > (int)(checked / 2));
-    free(level);
     map_free(&map);
     qtab_close(set);
 }
@@ -215,29 +231,26 @@ static void check_phase1(qs_metric metric, int radius)
  * cannot turn); a turn off that axis or a tilt to another class is one
  * robot move. Phase 1 keys are p1_key * 3 + k. */
 
+static void robot_p1_expand(state_map *map, const qs_tables *t,
+                            uint64_t key, int d, int radius)
+{
+    (void)radius; /* every robot move costs 1 */
+    uint64_t pos = key / N_TILT;
+    int k = (int)(key % N_TILT);
+    for (int m = 0; m < t->n_moves; m++)
+        if (t->tilt_moves[k] >> m & 1)
+            map_lower(map, p1_child(t, pos, m) * N_TILT + k, d + 1);
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        map_lower(map, pos * N_TILT + k2, d + 1);
+}
+
 static void check_robot_phase1(const qs_tables *t, int radius)
 {
     state_map map;
     map_init(&map, 25);
-    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
     for (int k = 0; k < N_TILT; k++)
         map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0) * N_TILT + k, 0);
-    for (int d = 0; d < radius; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t j = 0; j < n; j++) {
-            uint64_t key = level[j] / N_TILT;
-            int k = (int)(level[j] % N_TILT);
-            for (int m = 0; m < t->n_moves; m++)
-                if (t->tilt_moves[k] >> m & 1)
-                    map_lower(&map, p1_child(t, key, m) * N_TILT + k, d + 1);
-            for (int k2 = 0; k2 < N_TILT; k2++)
-                map_lower(&map, key * N_TILT + k2, d + 1);
-        }
-    }
+    map_search(&map, t, radius, robot_p1_expand);
     uint64_t checked = 0, deltas = 0;
     int by_class[N_TILT] = {0};
     for (uint64_t i = 0; i <= map.mask; i++) {
@@ -285,42 +298,37 @@ static void check_robot_phase1(const qs_tables *t, int radius)
         assert_true(deltas > 100000);
     for (int k = 0; k < N_TILT; k++)
         assert_true(by_class[k] > 1000);
-    free(level);
     map_free(&map);
 }
 
 /* Corner keys: (corners * 2187 + twist) * 3 + k. The corner table is
  * exact: the breadth-first search's distance, read through the symmetry
  * that reduces the corners, with the class mapped along. */
+static void robot_corners_expand(state_map *map, const qs_tables *t,
+                                 uint64_t key, int d, int radius)
+{
+    (void)radius; /* every robot move costs 1 */
+    uint64_t pos = key / N_TILT;
+    int k = (int)(key % N_TILT);
+    int corners = (int)(pos / N_TWIST), twist = (int)(pos % N_TWIST);
+    for (int m = 0; m < t->n_moves; m++)
+        if (t->tilt_moves[k] >> m & 1) {
+            uint64_t child =
+                (uint64_t)move_row(t, t->corners_move, corners)[m] * N_TWIST +
+                move_row(t, t->twist_move, twist)[m];
+            map_lower(map, child * N_TILT + (uint64_t)k, d + 1);
+        }
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        map_lower(map, pos * N_TILT + (uint64_t)k2, d + 1);
+}
+
 static void check_robot_corners(const qs_tables *t, int radius)
 {
     state_map map;
     map_init(&map, 25);
-    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
     for (int k = 0; k < N_TILT; k++)
         map_lower(&map, (uint64_t)k, 0);
-    for (int d = 0; d < radius; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t j = 0; j < n; j++) {
-            uint64_t pos = level[j] / N_TILT;
-            int k = (int)(level[j] % N_TILT);
-            int corners = (int)(pos / N_TWIST), twist = (int)(pos % N_TWIST);
-            for (int m = 0; m < t->n_moves; m++)
-                if (t->tilt_moves[k] >> m & 1) {
-                    uint64_t child =
-                        (uint64_t)move_row(t, t->corners_move, corners)[m] *
-                            N_TWIST +
-                        move_row(t, t->twist_move, twist)[m];
-                    map_lower(&map, child * N_TILT + (uint64_t)k, d + 1);
-                }
-            for (int k2 = 0; k2 < N_TILT; k2++)
-                map_lower(&map, pos * N_TILT + (uint64_t)k2, d + 1);
-        }
-    }
+    map_search(&map, t, radius, robot_corners_expand);
     uint64_t checked = 0;
     for (uint64_t i = 0; i <= map.mask; i++) {
         if (map.keys[i] == EMPTY_KEY)
@@ -335,45 +343,32 @@ static void check_robot_corners(const qs_tables *t, int radius)
     print_message("robot: %llu corner distances checked (radius %d)\n",
                   (unsigned long long)checked, radius);
     assert_true(checked > 100000);
-    free(level);
     map_free(&map);
 }
 
 /* Phase 2 keys: ((corners * 40320 + udedges) * 24 + slice order) * 9 +
  * k * 3 + e, e the class the search must end in. */
+static void robot_p2_expand(state_map *map, const qs_tables *t,
+                            uint64_t key, int d, int radius)
+{
+    (void)radius; /* every robot move costs 1 */
+    uint64_t pos = key / 9;
+    int k = (int)(key % 9 / 3), e = (int)(key % 3);
+    for (int x = 0; x < t->n_p2; x++)
+        if (t->tilt_moves[k] >> t->p2_move[x] & 1)
+            map_lower(map, p2_child(t, pos, x) * 9 + (uint64_t)(k * 3 + e),
+                      d + 1);
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        map_lower(map, pos * 9 + (uint64_t)(k2 * 3 + e), d + 1);
+}
+
 static void check_robot_phase2(const qs_tables *t, int radius)
 {
     state_map map;
     map_init(&map, 25);
-    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
     for (int e = 0; e < N_TILT; e++)
         map_lower(&map, (uint64_t)e * N_TILT + e, 0);
-    for (int d = 0; d < radius; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t j = 0; j < n; j++) {
-            uint64_t pos = level[j] / 9;
-            int k = (int)(level[j] % 9 / 3), e = (int)(level[j] % 3);
-            int s2 = (int)(pos % N_SLICE2);
-            int ud = (int)(pos / N_SLICE2 % N_PERM8);
-            int corners = (int)(pos / N_SLICE2 / N_PERM8);
-            for (int x = 0; x < t->n_p2; x++) {
-                int m = t->p2_move[x];
-                if (!(t->tilt_moves[k] >> m & 1))
-                    continue;
-                uint64_t child =
-                    ((uint64_t)move_row(t, t->corners_move, corners)[m] *
-                         N_PERM8 + t->udedges_move[ud][x]) * N_SLICE2 +
-                    t->slice2_move[s2][m];
-                map_lower(&map, child * 9 + (uint64_t)(k * 3 + e), d + 1);
-            }
-            for (int k2 = 0; k2 < N_TILT; k2++)
-                map_lower(&map, pos * 9 + (uint64_t)(k2 * 3 + e), d + 1);
-        }
-    }
+    map_search(&map, t, radius, robot_p2_expand);
     /* Robot phase-2 entries ignore the slice order, so they are lower
      * bounds; the end-class bit must hold wherever the distances are
      * known exactly (both within the radius). */
@@ -401,7 +396,6 @@ static void check_robot_phase2(const qs_tables *t, int radius)
     print_message("robot: %llu phase-2 states checked, bound exact on %d\n",
                   (unsigned long long)checked, exact);
     assert_true(exact > (int)(checked / 2));
-    free(level);
     map_free(&map);
 }
 

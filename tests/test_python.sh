@@ -8,18 +8,10 @@
 # the installed libquadsolve (found by its soname on LD_LIBRARY_PATH) and
 # the installed quadsolved.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/testutil.sh"
 
-build=${QS_BUILD_DIR:?QS_BUILD_DIR is not set}
-src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d /tmp/qs-test-python.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-prefix="$tmp/prefix"
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" ||
-    fail "cmake --install failed: $(tail -3 "$tmp/install.log")"
-libdir=$(dirname "$(find "$prefix" -name 'libquadsolve.so.0' | head -1)")
-[ -e "$libdir/libquadsolve.so.0" ] || fail "libquadsolve.so.0 is not installed"
+test_init python
+test_install_tree
 
 # A copy: pip builds in the tree it is given (build/, *.egg-info).
 cp -r "$src/python" "$tmp/pkg"

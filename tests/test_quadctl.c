@@ -49,13 +49,6 @@
 
 /* ------------------------------------------------------------- utilities */
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint64_t rng_next(uint64_t *s)
 {
     *s ^= *s << 13;
@@ -117,16 +110,6 @@ static fwp_step to_fwp(const robot_prim *p)
     return s;
 }
 
-/* The compact spelling of test_quadsim: R L F B, '.' none, '+' '-' '2'
- * rotations, 'o' open, 'c' close, 'g' 'G' regrips, 't' 'T' tilts. */
-static void spell(const robot_prim *p, char out[5])
-{
-    static const char ch[] = ".+-2ocgGtT";
-    for (int g = 0; g < 4; g++)
-        out[g] = ch[p->action[g]];
-    out[4] = '\0';
-}
-
 static void expect_expansion(const char *plan, const char *want)
 {
     robot_step steps[16];
@@ -139,8 +122,8 @@ static void expect_expansion(const char *plan, const char *want)
         fail_msg("%s: %s", plan, detail);
     char got[256] = "";
     for (int i = 0; i < k; i++) {
-        char one[5];
-        spell(&prims[i], one);
+        char one[FWP_GRIPPERS + 1];
+        test_fwp_spell(prims[i].action, one);
         strcat(got, i ? " " : "");
         strcat(got, one);
     }
@@ -530,6 +513,8 @@ typedef struct {
     pid_t daemon;
     char endpoint[128];
     pid_t sim[4];
+    int port[4];          /* where quadsim in each slot listens */
+    char portspec[4][64]; /* the same as quadctl's --port */
     char dir[64]; /* scratch directory for logs and outputs */
 } fixture;
 
@@ -541,53 +526,15 @@ static const char *env_path(const char *name)
     return p;
 }
 
-/* Starts argv in the background, stdout to a pipe whose first line is
- * returned in line (waiting wait_ms at most, scaled to the load), stderr
- * to err_path (or /dev/null). */
-static pid_t start_bg(const char *const *argv, const char *err_path,
-                      char *line, size_t len, int wait_ms)
-{
-    int out[2];
-    assert_int_equal(pipe(out), 0);
-    pid_t pid = test_fork(); /* dies with the test */
-    if (pid == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        int e = open(err_path ? err_path : "/dev/null",
-                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (e >= 0)
-            dup2(e, STDERR_FILENO);
-        close(out[0]);
-        close(out[1]);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(out[1]);
-    size_t n = 0;
-    int64_t end = mono_ms() + test_scaled_ms(wait_ms);
-    while (n < len - 1 && (n == 0 || line[n - 1] != '\n')) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        int left = (int)(end - mono_ms());
-        if (left <= 0 || poll(&p, 1, left) <= 0)
-            break;
-        ssize_t k = read(out[0], line + n, 1);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-    }
-    close(out[0]);
-    line[n] = '\0';
-    return pid;
-}
-
 static int stop_bg(pid_t pid)
 {
     if (pid <= 0)
         return -1;
     kill(pid, SIGTERM);
     int st = 0;
-    int64_t end = mono_ms() + test_scaled_ms(5000);
+    int64_t end = test_mono_ms() + test_scaled_ms(5000);
     while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (mono_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             break;
@@ -638,16 +585,17 @@ static const char *daemon_endpoint(fixture *fx)
                           "--threads", "1", "--log-level", "warn", NULL};
     char line[256], err[256];
     snprintf(err, sizeof err, "%s/quadsolved.log", fx->dir);
-    fx->daemon = start_bg(argv, err, line, sizeof line, 20000);
+    fx->daemon = test_start(argv, err, line, sizeof line, 20000);
     if (sscanf(line, "listening %127s", fx->endpoint) != 1)
         fail_msg("quadsolved did not say where it listens: '%s'", line);
     return fx->endpoint;
 }
 
 /* Starts quadsim in slot i with --speed 0, the cube and extra options;
- * its debug log goes to DIR/sim<i>.log. Returns the port. */
-static int sim_start(fixture *fx, int i, const char *cube,
-                     const char *const *extra)
+ * its debug log goes to DIR/sim<i>.log. Returns the --port of quadctl
+ * that reaches it (fx->portspec[i]; the port is fx->port[i]). */
+static const char *sim_start(fixture *fx, int i, const char *cube,
+                             const char *const *extra)
 {
     const char *argv[40];
     int n = 0;
@@ -667,11 +615,12 @@ static int sim_start(fixture *fx, int i, const char *cube,
     argv[n] = NULL;
     char line[256], log[256];
     snprintf(log, sizeof log, "%s/sim%d.log", fx->dir, i);
-    fx->sim[i] = start_bg(argv, log, line, sizeof line, 5000);
-    int port = 0;
-    if (sscanf(line, "listening tcp:127.0.0.1:%d", &port) != 1)
+    fx->sim[i] = test_start(argv, log, line, sizeof line, 5000);
+    if (sscanf(line, "listening tcp:127.0.0.1:%d", &fx->port[i]) != 1)
         fail_msg("quadsim did not say where it listens: '%s'", line);
-    return port;
+    snprintf(fx->portspec[i], sizeof fx->portspec[i], "tcp:127.0.0.1:%d",
+             fx->port[i]);
+    return fx->portspec[i];
 }
 
 /* What quadsim's log says it executed: step ids in order and the cube
@@ -751,9 +700,9 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
         _exit(127);
     }
     int st = 0;
-    int64_t end = mono_ms() + 120000;
+    int64_t end = test_mono_ms() + 120000;
     while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (mono_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             fail_msg("quadctl did not finish within 120 s");
@@ -775,6 +724,18 @@ static int run_ctl(fixture *fx, const char *const *args, cJSON **json)
         free(buf);
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Runs quadctl with args against quadsim in slot 0, which is then
+ * stopped: returns the exit status, the JSON quadctl printed (asserted
+ * to be there) in *json and what quadsim executed in *r. */
+static int run_on_sim(fixture *fx, const char *const *args, cJSON **json,
+                      sim_report *r)
+{
+    int rc = run_ctl(fx, args, json);
+    assert_non_null(*json);
+    sim_finish(fx, 0, r);
+    return rc;
 }
 
 static double jnum(const cJSON *o, const char *key)
@@ -819,6 +780,16 @@ static int expansion_size(const char *plan)
 static const char solved[] =
     "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
 
+/* The first n cubes of random-1k.txt, asserted to be there (the caller
+ * frees them). */
+static char (*first_cubes(int n))[55]
+{
+    char (*cubes)[55] = malloc(sizeof *cubes * (size_t)n);
+    assert_non_null(cubes);
+    assert_int_equal(test_read_bench("random-1k.txt", cubes, n), n);
+    return cubes;
+}
+
 /* Checks the log of one clean solve: every planned step done once, in
  * order, from the first id on, and the cube solved. */
 static void check_solve(const cJSON *j, const sim_report *r, int rc)
@@ -848,27 +819,21 @@ static void test_e2e_100(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 100);
-    assert_non_null(cubes);
-    int n = test_read_bench("random-1k.txt", cubes, 100);
-    assert_int_equal(n, 100);
+    int n = 100;
+    char (*cubes)[55] = first_cubes(n);
     for (int q = 0; robot_profile_builtin_name(q); q++) {
         const char *name = robot_profile_builtin_name(q);
         const char *sim_args[] = {"--profile", name, NULL};
         double predicted = 0, measured = 0;
         int prims = 0, robot_moves = 0;
         for (int i = 0; i < n; i++) {
-            int port = sim_start(fx, 0, cubes[i], sim_args);
-            char portspec[64];
-            snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+            const char *portspec = sim_start(fx, 0, cubes[i], sim_args);
             const char *args[] = {cubes[i], "--server", ep, "--port",
                                   portspec, "--profile", name, "--json",
                                   "-q", NULL};
             cJSON *j = NULL;
-            int rc = run_ctl(fx, args, &j);
-            assert_non_null(j);
             sim_report r;
-            sim_finish(fx, 0, &r);
+            int rc = run_on_sim(fx, args, &j, &r);
             check_solve(j, &r, rc);
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "total");
             double p = jnum(t, "predicted_ms"), m = jnum(t, "measured_ms");
@@ -905,10 +870,7 @@ static void test_e2e_lossy(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 120);
-    assert_non_null(cubes);
-    int n = test_read_bench("random-1k.txt", cubes, 120);
-    assert_int_equal(n, 120);
+    char (*cubes)[55] = first_cubes(120);
     const char *faults[] = {"--drop", "0.05", "--corrupt", "0.01", "--dup",
                             "0.02", "--retransmit-ms", "50", "--seed", NULL,
                             NULL};
@@ -916,16 +878,12 @@ static void test_e2e_lossy(void **state)
         char seed[16];
         snprintf(seed, sizeof seed, "%d", i);
         faults[9] = seed;
-        int port = sim_start(fx, 0, cubes[i], faults);
-        char portspec[64];
-        snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+        const char *portspec = sim_start(fx, 0, cubes[i], faults);
         const char *args[] = {cubes[i], "--server", ep, "--port", portspec,
                               "--retransmit-ms", "50", "--json", "-q", NULL};
         cJSON *j = NULL;
-        int rc = run_ctl(fx, args, &j);
-        assert_non_null(j);
         sim_report r;
-        sim_finish(fx, 0, &r);
+        int rc = run_on_sim(fx, args, &j, &r);
         check_solve(j, &r, rc);
         cJSON_Delete(j);
     }
@@ -945,16 +903,12 @@ static void test_e2e_busy(void **state)
                             * so the 24 steps in flight must overrun the
                             * queue of 4 however fast this machine is */
                            "--speed", "10", NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
     const char *args[] = {"--moves", moves, "--port", portspec, "--inflight",
                           "24", "--json", "-q", NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     check_solve(j, &r, rc);
     assert_true(jnum(jattempt(j, 0), "busy_naks") > 0);
     cJSON_Delete(j);
@@ -966,22 +920,16 @@ static void test_e2e_disconnect(void **state)
 {
     fixture *fx = *state;
     const char *ep = daemon_endpoint(fx);
-    char (*cubes)[55] = malloc(sizeof *cubes * 121);
-    assert_non_null(cubes);
-    assert_int_equal(test_read_bench("random-1k.txt", cubes, 121), 121);
+    char (*cubes)[55] = first_cubes(121);
     const char *cube = cubes[120];
     const char *cut[] = {"--disconnect-after", "17", NULL};
-    char portspec[64];
 
-    int port = sim_start(fx, 0, cube, cut);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, cube, cut);
     const char *args[] = {cube, "--server", ep, "--port", portspec, "--json",
                           "-q", NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     assert_int_equal(rc, 1);
     assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")));
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
@@ -992,13 +940,10 @@ static void test_e2e_disconnect(void **state)
     assert_int_equal(r.done, 17);
     cJSON_Delete(j);
 
-    port = sim_start(fx, 0, cube, cut);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, cube, cut);
     const char *args2[] = {cube,     "--server", ep,     "--port", portspec,
                            "--json", "--recover", "-q", NULL};
-    rc = run_ctl(fx, args2, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args2, &j, &r);
     assert_int_equal(rc, 0);
     assert_int_equal(cJSON_GetArraySize(
                          cJSON_GetObjectItemCaseSensitive(j, "attempts")),
@@ -1036,17 +981,13 @@ static void test_e2e_faults(void **state)
     fixture *fx = *state;
     const char *moves = "R U2 F' L2 D B' R2 (U D') F L' B2 D2 R F2 U' L B";
     const char *scr = "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'";
-    char portspec[64];
     const char *motor[] = {"--scramble", scr, "--motor-fault", "9", NULL};
-    int port = sim_start(fx, 0, NULL, motor);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, motor);
     const char *args[] = {"--moves", moves, "--port", portspec, "--json", "-q",
                           NULL};
     cJSON *j = NULL;
-    int rc = run_ctl(fx, args, &j);
-    assert_non_null(j);
     sim_report r;
-    sim_finish(fx, 0, &r);
+    int rc = run_on_sim(fx, args, &j, &r);
     assert_int_equal(rc, 1);
     assert_string_equal(
         jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "code"), "FAULT");
@@ -1055,13 +996,10 @@ static void test_e2e_faults(void **state)
     cJSON_Delete(j);
 
     const char *stall[] = {"--scramble", scr, "--stall-step", "23", NULL};
-    port = sim_start(fx, 0, NULL, stall);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, stall);
     const char *args2[] = {"--moves", moves, "--port", portspec, "--recover",
                            "--json", "-q", NULL};
-    rc = run_ctl(fx, args2, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args2, &j, &r);
     assert_int_equal(rc, 0);
     assert_int_equal((int)jnum(jattempt(j, 0), "confirmed"), 22);
     assert_int_equal(r.done, 22 + (int)jnum(jattempt(j, 1), "confirmed"));
@@ -1070,13 +1008,10 @@ static void test_e2e_faults(void **state)
 
     /* Told the wrong cube: every step runs, but the firmware's cube is
      * not solved, so no success is claimed. */
-    port = sim_start(fx, 0, NULL, NULL);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, NULL);
     const char *args3[] = {"--moves", "R U", "--port", portspec, "--json",
                            "-q", NULL};
-    rc = run_ctl(fx, args3, &j);
-    assert_non_null(j);
-    sim_finish(fx, 0, &r);
+    rc = run_on_sim(fx, args3, &j, &r);
     assert_int_equal(rc, 5);
     assert_string_equal(
         jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "code"), "STATE");
@@ -1090,9 +1025,8 @@ static void test_e2e_calibrate(void **state)
 {
     fixture *fx = *state;
     const char *servo[] = {"--profile", "servo", NULL};
-    int port = sim_start(fx, 0, NULL, servo);
-    char portspec[64], path[256];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, servo);
+    char path[256];
     snprintf(path, sizeof path, "%s/calibrated.json", fx->dir);
     const char *args[] = {"calibrate", "--port", portspec, "--rounds", "2",
                           "--out", path, "-q", NULL};
@@ -1115,8 +1049,7 @@ static void test_e2e_calibrate(void **state)
      * rounds recover every physical duration within 2%. */
     const char *noisy[] = {"--profile", "servo", "--jitter", "0.1", "--seed",
                            "7", NULL};
-    port = sim_start(fx, 0, NULL, noisy);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, noisy);
     char jpath[256];
     snprintf(jpath, sizeof jpath, "%s/jitter.json", fx->dir);
     const char *argsj[] = {"calibrate", "--port", portspec, "--rounds", "20",
@@ -1150,14 +1083,12 @@ static void test_e2e_calibrate(void **state)
 
     const char *extra[] = {"--profile", "servo", "--scramble",
                            "R U2 F' L2 D B' R2 (U D') F L'", NULL};
-    port = sim_start(fx, 0, NULL, extra);
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    portspec = sim_start(fx, 0, NULL, extra);
     const char *args2[] = {"--moves", "L F' (U' D) R2 B D' L2 F U2 R'",
                            "--profile", path, "--port", portspec, "--json",
                            "-q", NULL};
     cJSON *j = NULL;
-    assert_int_equal(run_ctl(fx, args2, &j), 0);
-    sim_finish(fx, 0, &r);
+    assert_int_equal(run_on_sim(fx, args2, &j, &r), 0);
     const cJSON *a = jattempt(j, 0);
     double p = jnum(a, "predicted_ms"), m = jnum(a, "measured_ms");
     if (p < m - 0.01 || p > m + 0.01)
@@ -1182,31 +1113,17 @@ static void test_e2e_old_firmware(void **state)
     socklen_t alen = sizeof a;
     assert_int_equal(getsockname(ls, (struct sockaddr *)&a, &alen), 0);
     int port = ntohs(a.sin_port);
+    fwp_message m = test_fwp_message(FWP_MSG_HELLO, 0, 0);
+    m.u.hello = test_fwp_hello(1, 0x01D);
+    uint8_t wire[FWP_MAX_WIRE];
+    size_t len = test_fwp_wire(&m, wire);
     pid_t pid = test_fork(); /* dies with the test */
     if (pid == 0) {
         int c = accept(ls, NULL, NULL);
-        fwp_message m;
-        memset(&m, 0, sizeof m);
-        m.type = FWP_MSG_HELLO;
-        m.u.hello = (fwp_hello){.version_min = 1,
-                                .version_max = 1,
-                                .role = FWP_ROLE_FIRMWARE,
-                                .flags = FWP_HELLO_CONNECTING,
-                                .gripper_mask = 0x0F,
-                                .max_steps = 32,
-                                .window = 4,
-                                .heartbeat_ms = 250,
-                                .link_timeout_ms = 1000,
-                                .session = 0x01D,
-                                .peer_session = 0};
-        uint8_t wire[FWP_MAX_WIRE];
-        size_t len;
-        if (c < 0 ||
-            fwp_encode_frame(&m, wire + 1, FWP_MAX_ENCODED, &len) != FWP_OK)
+        if (c < 0)
             _exit(1);
-        wire[0] = wire[len + 1] = 0;
         for (int i = 0; i < 100; i++) {
-            if (write(c, wire, len + 2) < 0)
+            if (write(c, wire, len) < 0)
                 break;
             struct timespec t = {0, 100000000L};
             nanosleep(&t, NULL);
@@ -1217,9 +1134,9 @@ static void test_e2e_old_firmware(void **state)
     char portspec[64];
     snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
     const char *args[] = {"--moves", "R", "--port", portspec, NULL};
-    int64_t t0 = mono_ms();
+    int64_t t0 = test_mono_ms();
     int rc = run_ctl(fx, args, NULL);
-    int64_t took = mono_ms() - t0;
+    int64_t took = test_mono_ms() - t0;
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     assert_int_equal(rc, 4);
@@ -1299,12 +1216,10 @@ static void test_e2e_silent_client(void **state)
 {
     fixture *fx = *state;
     const char *extra[] = {NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    int silent = test_tcp_connect(port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
+    int silent = test_tcp_connect(fx->port[0]);
     struct timespec settle = {0, 200000000L};
     nanosleep(&settle, NULL);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
     const char *args[] = {"status", "--port", portspec, "-q", NULL};
     assert_int_equal(run_ctl(fx, args, NULL), 4);
     assert_true(log_says(fx, "cannot reach the robot"));
@@ -1338,9 +1253,7 @@ static void test_e2e_frozen_firmware(void **state)
     const char *extra[] = {"--scramble",
                            "B' L' U F2 R' D2 B2 L F' (U' D) R2 B D' L2 F U2 R'",
                            "--speed", "1", NULL};
-    int port = sim_start(fx, 0, NULL, extra);
-    char portspec[64];
-    snprintf(portspec, sizeof portspec, "tcp:127.0.0.1:%d", port);
+    const char *portspec = sim_start(fx, 0, NULL, extra);
     const char *args[] = {"--moves", moves, "--port", portspec, "--json",
                           "--connect-timeout-ms", "8000", "-q", NULL};
     pid_t sim = fx->sim[0];

@@ -44,44 +44,11 @@
 
 /* ------------------------------------------------------------- utilities */
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
-/* A step in a compact spelling: one character per gripper in the order
- * R L F B: '.' none, '+' clockwise, '-' counter-clockwise, '2' half turn,
- * 'o' open, 'c' close, 'g' / 'G' regrip +90 / -90, 't' / 'T' tilt +90 /
- * -90. "..oo" opens F and B; "tT.." is the tilt tRL. */
+/* A step in the compact spelling of testutil.h: st(id, "tT..") is the
+ * tilt tRL. */
 static fwp_step st(uint16_t id, const char *a)
 {
-    fwp_step s;
-    memset(&s, 0, sizeof s);
-    s.id = id;
-    for (int g = 0; g < FWP_GRIPPERS; g++) {
-        switch (a[g]) {
-        case '+': s.action[g] = FWP_ACT_CW; break;
-        case '-': s.action[g] = FWP_ACT_CCW; break;
-        case '2': s.action[g] = FWP_ACT_HALF; break;
-        case 'o': s.action[g] = FWP_ACT_OPEN; break;
-        case 'c': s.action[g] = FWP_ACT_CLOSE; break;
-        case 'g': s.action[g] = FWP_ACT_REGRIP_CW; break;
-        case 'G': s.action[g] = FWP_ACT_REGRIP_CCW; break;
-        case 't': s.action[g] = FWP_ACT_TILT_CW; break;
-        case 'T': s.action[g] = FWP_ACT_TILT_CCW; break;
-        default: s.action[g] = FWP_ACT_NONE; break;
-        }
-    }
-    return s;
+    return test_fwp_step(id, a);
 }
 
 static void facelets_of_moves(const char *moves, char out[55])
@@ -668,33 +635,8 @@ static void sim_start(simproc *sp, const char *const *args)
     argv[n++] = "--log-level";
     argv[n++] = getenv("QUADSIM_LOG") ? getenv("QUADSIM_LOG") : "warn";
     argv[n] = NULL;
-    int out[2];
-    assert_int_equal(pipe(out), 0);
-    pid_t pid = test_fork(); /* dies with the test */
-    if (pid == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        close(out[0]);
-        close(out[1]);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(out[1]);
-    sp->pid = pid;
     char line[256];
-    size_t len = 0;
-    int64_t end = mono_ms() + test_scaled_ms(5000);
-    while (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n')) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        int left = (int)(end - mono_ms());
-        if (left <= 0 || poll(&p, 1, left) <= 0)
-            break;
-        ssize_t k = read(out[0], line + len, 1);
-        if (k <= 0)
-            break;
-        len += (size_t)k;
-    }
-    close(out[0]);
-    line[len] = '\0';
+    sp->pid = test_start(argv, NULL, line, sizeof line, 5000);
     if (sscanf(line, "listening tcp:127.0.0.1:%d", &sp->port) == 1)
         return;
     if (sscanf(line, "listening pty:%127s", sp->pty) == 1)
@@ -707,18 +649,18 @@ static int sim_stop(simproc *sp, int sig)
 {
     kill(sp->pid, sig);
     int status;
-    int64_t end = mono_ms() + test_scaled_ms(5000);
+    int64_t end = test_mono_ms() + test_scaled_ms(5000);
     for (;;) {
         pid_t r = waitpid(sp->pid, &status, WNOHANG);
         if (r == sp->pid)
             break;
-        if (mono_ms() > end) {
+        if (test_mono_ms() > end) {
             kill(sp->pid, SIGKILL);
             waitpid(sp->pid, &status, 0);
             sp->pid = 0;
             fail_msg("quadsim did not exit after signal %d", sig);
         }
-        sleep_ms(5);
+        test_sleep_ms(5);
     }
     sp->pid = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -752,7 +694,7 @@ static int h_write(void *ctx, const uint8_t *b, size_t n)
 static uint32_t h_now(void *ctx)
 {
     (void)ctx;
-    return (uint32_t)mono_ms();
+    return (uint32_t)test_mono_ms();
 }
 
 static void h_message(void *ctx, const fwp_message *m)
@@ -823,17 +765,17 @@ static void host_open(host *h, int fd, uint32_t session, uint16_t rto)
 static bool host_run(host *h, int ms, bool (*done)(const host *, int),
                      int arg)
 {
-    int64_t end = mono_ms() + ms;
+    int64_t end = test_mono_ms() + ms;
     for (;;) {
         uint32_t next = fwp_poll(&h->ep);
         if (done && done(h, arg))
             return true;
-        int64_t left = end - mono_ms();
+        int64_t left = end - test_mono_ms();
         if (left <= 0)
             return false;
         int wait = (int)(left < (int64_t)next ? left : (int64_t)next);
         if (h->eof) {
-            sleep_ms(wait < 10 ? wait : 10);
+            test_sleep_ms(wait < 10 ? wait : 10);
             continue;
         }
         struct pollfd p = {h->fd, POLLIN, 0};
@@ -907,9 +849,7 @@ static void host_send(host *h, const fwp_message *m)
 
 static void send_simple(host *h, int type)
 {
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = (uint8_t)type;
+    fwp_message m = test_fwp_message((uint8_t)type, 0, 0);
     if (type == FWP_MSG_STATUS)
         m.u.status.query = true;
     host_send(h, &m);
@@ -919,9 +859,7 @@ static void send_simple(host *h, int type)
 static void send_steps(host *h, const fwp_step *s, int n, int batch)
 {
     for (int i = 0; i < n; i += batch) {
-        fwp_message m;
-        memset(&m, 0, sizeof m);
-        m.type = FWP_MSG_STEPS;
+        fwp_message m = test_fwp_message(FWP_MSG_STEPS, 0, 0);
         m.u.steps.count = (uint8_t)(n - i < batch ? n - i : batch);
         memcpy(m.u.steps.step, s + i, sizeof *s * m.u.steps.count);
         host_send(h, &m);
@@ -1126,7 +1064,7 @@ static void test_garbage(void **state)
     int fd = test_tcp_connect(sp->port);
     assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
     close(fd);
-    sleep_ms(50);
+    test_sleep_ms(50);
     assert_true(sim_alive(sp));
 
     host_connect(h, test_tcp_connect(sp->port), 0x3003, 50);
@@ -1138,18 +1076,12 @@ static void test_garbage(void **state)
         noise[i] = (uint8_t)(sim_rand_next(&rng) | 1);
     assert_int_equal(write(h->fd, noise, sizeof noise), (ssize_t)sizeof noise);
     assert_int_equal(write(h->fd, junk, 500), 500);
-    fwp_message m;
-    memset(&m, 0, sizeof m);
-    m.type = FWP_MSG_STATUS;
+    fwp_message m = test_fwp_message(FWP_MSG_STATUS, 0, 0);
     m.u.status.query = true;
-    uint8_t enc[FWP_MAX_ENCODED];
-    size_t n;
-    assert_int_equal(fwp_encode_frame(&m, enc, sizeof enc, &n), FWP_OK);
-    enc[n / 2] ^= 0x40;
-    uint8_t zero = 0;
-    assert_int_equal(write(h->fd, &zero, 1), 1);
-    assert_int_equal(write(h->fd, enc, n), (ssize_t)n);
-    assert_int_equal(write(h->fd, &zero, 1), 1);
+    uint8_t wire[FWP_MAX_WIRE];
+    size_t n = test_fwp_wire(&m, wire);
+    wire[1 + (n - 2) / 2] ^= 0x40; /* the middle byte of the frame */
+    assert_int_equal(write(h->fd, wire, n), (ssize_t)n);
 
     const fwp_step steps[] = {st(0, "+..."), st(1, "2..."), st(2, "+...")};
     send_steps(h, steps, 3, 32);
@@ -1245,7 +1177,7 @@ static void test_watchdog(void **state)
     send_steps(h, steps, 32, 32); /* 30 ms each at --speed 2 */
     assert_true(host_run(h, 3000, done_at_least, 2));
 
-    sleep_ms(500); /* no heartbeat, no ack, nothing read */
+    test_sleep_ms(500); /* no heartbeat, no ack, nothing read */
 
     assert_true(host_run(h, 3000, faults_at_least, 1));
     assert_int_equal(h->faults[0].code, FWP_FAULT_LINK_LOST);
@@ -1433,17 +1365,12 @@ static void test_pty(void **state)
 }
 
 /* Runs quadsim with a shell command line; returns the exit status and
- * the first 4 KB of stdout+stderr in out. */
+ * as much of stdout+stderr as out holds. */
 static int run_cli(const char *args, char *out, size_t cap)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", quadsim_path(), args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t len = fread(out, 1, cap - 1, p);
-    out[len] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return test_run_into(cmd, out, cap);
 }
 
 static void test_command_line(void **state)

@@ -431,8 +431,20 @@ static void test_notation_errors(void **state)
         assert_non_null(strstr(detail, "column"));
     }
     robot_step s[2];
-    assert_int_equal(robot_steps_parse("R L F", s, 2, NULL, 0),
+    char detail[128];
+    assert_int_equal(robot_steps_parse("R L F", s, 2, detail, sizeof detail),
                      ROBOT_ERR_BUFFER);
+    assert_string_equal(detail, "3 steps, at most 2 allowed");
+    /* The bad step is named whole, with the reason. */
+    assert_int_equal(robot_steps_parse("R (R L", s, 2, detail, sizeof detail),
+                     ROBOT_ERR_SYNTAX);
+    assert_string_equal(detail,
+                        "bad step \"(R L\" at column 3: unclosed parenthesis");
+    assert_int_equal(robot_steps_parse("R+rL+rL", s, 2, detail,
+                                       sizeof detail),
+                     ROBOT_ERR_SYNTAX);
+    assert_string_equal(detail, "bad step \"R+rL+rL\" at column 1: a gripper "
+                                "regrips twice");
     /* Steps with no spelling. */
     char text[64];
     const robot_step u = {ROBOT_STEP_TURN, MV_U, 0};

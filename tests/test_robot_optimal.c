@@ -699,17 +699,7 @@ static int run_cli(const char *args, char **out)
         fail_msg("QUADSOLVE_CLI is not set");
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' %s 2>&1 </dev/null", path, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, len = 0, got;
-    char *buf = malloc(cap);
-    assert_non_null(buf);
-    while ((got = fread(buf + len, 1, cap - len - 1, p)) > 0)
-        len += got;
-    buf[len] = 0;
-    int status = pclose(p);
-    *out = buf;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return test_run(cmd, out);
 }
 
 static void test_cli(void **state)

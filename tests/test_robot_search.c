@@ -83,6 +83,59 @@ static void random_moves(uint64_t *rng, qs_move *moves, int n, int pool)
     }
 }
 
+/* The default options with the given threads and time limit (0: none). */
+static robot_solve_options options(int threads, int time_ms)
+{
+    robot_solve_options o;
+    robot_solve_options_default(&o);
+    o.threads = threads;
+    o.time_ms = time_ms;
+    return o;
+}
+
+/* The cube that moves make of the solved cube. */
+static qs_cube scrambled(const qs_move *moves, int len)
+{
+    qs_cube c;
+    qs_cube_solved(&c);
+    qs_cube_apply_moves(&c, moves, len);
+    return c;
+}
+
+/* A scramble of len random moves out of the first `pool` (into moves)
+ * and the cube it makes. */
+static qs_cube random_scramble(uint64_t *rng, qs_move *moves, int len,
+                               int pool)
+{
+    random_moves(rng, moves, len, pool);
+    return scrambled(moves, len);
+}
+
+/* Built-in profile number p. */
+static robot_profile builtin_profile(int p)
+{
+    robot_profile prof;
+    assert_int_equal(
+        robot_profile_builtin(robot_profile_builtin_name(p), &prof),
+        ROBOT_OK);
+    return prof;
+}
+
+/* The fewest-moves plan of the inverse of moves, a solution of
+ * scrambled(moves, len) (the caller frees it). */
+static robot_schedule *plan_inverse(const qs_move *moves, int len)
+{
+    qs_move inv[QS_MAX_MOVES];
+    assert_true(len <= QS_MAX_MOVES);
+    qs_moves_invert(moves, len, inv);
+    robot_schedule *plan = malloc(sizeof *plan);
+    assert_non_null(plan);
+    assert_int_equal(
+        robot_plan(&model, &profile, ROBOT_OBJ_MOVES, inv, len, plan),
+        ROBOT_OK);
+    return plan;
+}
+
 static int solve(const qs_cube *c, robot_solve_options *o,
                  robot_solution *out, int max_out, int *n)
 {
@@ -93,10 +146,7 @@ static int solve(const qs_cube *c, robot_solve_options *o,
 static void test_benchmark_cubes(void **state)
 {
     (void)state;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 10;
+    robot_solve_options o = options(2, 10);
     robot_solution sol;
     long total = 0;
     int worst = 0, inverse = 0;
@@ -133,10 +183,7 @@ static void test_large_table_same_search(void **state)
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
 
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 1;
-    o.time_ms = 0;
+    robot_solve_options o = options(1, 0);
     o.max_len = 21;
     uint64_t nodes = 0;
     for (int i = 0; i < 12; i++) {
@@ -170,10 +217,7 @@ static void test_short_scrambles_reach_optimum(void **state)
 {
     (void)state;
     uint64_t rng = 0x853c49e6748fea9bull;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 0;
+    robot_solve_options o = options(2, 0);
     robot_optimal_options oo;
     robot_optimal_options_default(&oo);
     oo.threads = 2;
@@ -188,9 +232,7 @@ static void test_short_scrambles_reach_optimum(void **state)
             len = 6 + trial % 3;
             random_moves(&rng, moves, len, 18);
         }
-        qs_cube c;
-        qs_cube_solved(&c);
-        qs_cube_apply_moves(&c, moves, len);
+        qs_cube c = scrambled(moves, len);
         if (qs_cube_is_solved(&c))
             continue;
         robot_solution best, found;
@@ -217,25 +259,14 @@ static void test_short_scrambles(void **state)
 {
     (void)state;
     uint64_t rng = 0x9e3779b97f4a7c15ull;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 0;
+    robot_solve_options o = options(2, 0);
     for (int trial = 0; trial < 60; trial++) {
-        qs_move moves[6], inv[6];
+        qs_move moves[6];
         int len = 1 + trial % 5;
-        random_moves(&rng, moves, len, QS_MOVE_COUNT);
-        qs_cube c;
-        qs_cube_solved(&c);
-        qs_cube_apply_moves(&c, moves, len);
+        qs_cube c = random_scramble(&rng, moves, len, QS_MOVE_COUNT);
         if (qs_cube_is_solved(&c))
             continue;
-        qs_moves_invert(moves, len, inv);
-        robot_schedule *direct = malloc(sizeof *direct);
-        assert_non_null(direct);
-        assert_int_equal(robot_plan(&model, &profile, ROBOT_OBJ_MOVES, inv,
-                                    len, direct),
-                         ROBOT_OK);
+        robot_schedule *direct = plan_inverse(moves, len);
         o.max_len = direct->robot_moves;
         robot_solution sol;
         int n = 0;
@@ -254,23 +285,14 @@ static void test_least_time_short_scrambles(void **state)
 {
     (void)state;
     uint64_t rng = 0x2545f4914f6cdd1dull;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 0;
+    robot_solve_options o = options(2, 0);
     double by_time = 0, by_moves = 0;
     for (int p = 0; robot_profile_builtin_name(p); p++) {
-        robot_profile prof;
-        assert_int_equal(robot_profile_builtin(robot_profile_builtin_name(p),
-                                               &prof),
-                         ROBOT_OK);
+        robot_profile prof = builtin_profile(p);
         for (int trial = 0; trial < 24; trial++) {
             qs_move moves[7];
             int len = 3 + trial % 5;
-            random_moves(&rng, moves, len, 18);
-            qs_cube c;
-            qs_cube_solved(&c);
-            qs_cube_apply_moves(&c, moves, len);
+            qs_cube c = random_scramble(&rng, moves, len, 18);
             if (qs_cube_is_solved(&c))
                 continue;
             robot_solution fast, few;
@@ -306,17 +328,11 @@ static void test_least_time_short_scrambles(void **state)
 static void test_least_time_matches_plan(void **state)
 {
     (void)state;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 20;
+    robot_solve_options o = options(2, 20);
     o.solutions = 4;
     o.objective = ROBOT_OBJ_TIME;
     for (int p = 0; robot_profile_builtin_name(p); p++) {
-        robot_profile prof;
-        assert_int_equal(robot_profile_builtin(robot_profile_builtin_name(p),
-                                               &prof),
-                         ROBOT_OK);
+        robot_profile prof = builtin_profile(p);
         int regripped = 0;
         for (int i = 0; i < 6; i++) {
             qs_cube c = cube_of(cubes[37 * i + p]);
@@ -344,10 +360,7 @@ static void test_least_time_matches_plan(void **state)
 static void test_special_positions(void **state)
 {
     (void)state;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 100;
+    robot_solve_options o = options(2, 100);
     robot_solution sol;
     int n = 0;
 
@@ -369,8 +382,7 @@ static void test_special_positions(void **state)
         qs_move moves[QS_MAX_MOVES];
         int len = qs_moves_parse(scrambles[i], moves, QS_MAX_MOVES, NULL, 0);
         assert_true(len > 0);
-        qs_cube_solved(&c);
-        qs_cube_apply_moves(&c, moves, len);
+        c = scrambled(moves, len);
         assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
         assert_executes(&c, &sol);
     }
@@ -379,15 +391,9 @@ static void test_special_positions(void **state)
 
     /* Every single move: never worse than doing that move's inverse. */
     for (int m = 0; m < QS_MOVE_COUNT; m++) {
-        qs_move mv = (qs_move)m, inv;
-        qs_moves_invert(&mv, 1, &inv);
-        qs_cube_solved(&c);
-        qs_cube_apply_move(&c, mv);
-        robot_schedule *direct = malloc(sizeof *direct);
-        assert_non_null(direct);
-        assert_int_equal(
-            robot_plan(&model, &profile, ROBOT_OBJ_MOVES, &inv, 1, direct),
-            ROBOT_OK);
+        qs_move mv = (qs_move)m;
+        c = scrambled(&mv, 1);
+        robot_schedule *direct = plan_inverse(&mv, 1);
         assert_int_equal(solve(&c, &o, &sol, 1, &n), ROBOT_OK);
         assert_executes(&c, &sol);
         assert_true(sol.plan.robot_moves <= direct->robot_moves);
@@ -401,10 +407,7 @@ static void test_special_positions(void **state)
 static void test_best_solutions(void **state)
 {
     (void)state;
-    robot_solve_options o;
-    robot_solve_options_default(&o);
-    o.threads = 2;
-    o.time_ms = 50;
+    robot_solve_options o = options(2, 50);
     o.solutions = 5;
     robot_solution sol[5];
     for (int k = 0; k < 3; k++) {

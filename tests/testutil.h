@@ -2,8 +2,10 @@
  * testutil.h - helpers shared by the tests: where the benchmark cubes are,
  * reading them, and opening the table set of a metric from the cache that
  * the `tables` ctest fixture fills; the processes a test starts (daemons,
- * simulators), which never outlive it; and waits scaled to the machine's
- * load.
+ * simulators), which never outlive it; waits scaled to the machine's
+ * load; and the firmware protocol's frames and steps as the tests write
+ * them (the wire form of a message, the firmware's HELLO, the compact
+ * spelling of a step).
  */
 #ifndef QS_TESTUTIL_H
 #define QS_TESTUTIL_H
@@ -139,6 +141,29 @@ static inline char *test_read_all(FILE *f)
     return buf;
 }
 
+/* Runs a shell command; returns its exit status (-1 when a signal ended
+ * it) and its whole standard output in *out (caller frees). */
+#include <sys/wait.h>
+static inline int test_run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        fail_msg("cannot run %s", cmd);
+    *out = test_read_all(p);
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* test_run with the output cut to fit out (len bytes). */
+static inline int test_run_into(const char *cmd, char *out, size_t len)
+{
+    char *all;
+    int rc = test_run(cmd, &all);
+    snprintf(out, len, "%s", all);
+    free(all);
+    return rc;
+}
+
 /* ------------------------------------------- processes a test starts */
 
 /* Every daemon or simulator a test starts comes from test_fork. A process
@@ -216,6 +241,24 @@ static inline pid_t test_fork(void)
     return -1;
 }
 
+/* Milliseconds of the monotonic clock. */
+#include <time.h>
+static inline int64_t test_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleeps ms milliseconds, on through interrupting signals. */
+#include <errno.h>
+static inline void test_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
 /* ------------------------------------------------------- scaled waits */
 
 /* A bound on a wait for another process (a reply, a start-up), scaled
@@ -252,6 +295,127 @@ static inline int test_scaled_ms(int base_ms)
     }
     double ms = base_ms * scale;
     return ms > 2e9 ? 2000000000 : (int)ms;
+}
+
+/* Starts argv (a daemon or simulator) with test_fork, its stdout to a
+ * pipe whose first line (the one saying where it listens) is read into
+ * line, waiting wait_ms at most (scaled to the load); its stderr to
+ * err_path, or left to the test's when err_path is NULL. Returns the
+ * pid. */
+#include <fcntl.h>
+#include <poll.h>
+static inline pid_t test_start(const char *const *argv, const char *err_path,
+                               char *line, size_t len, int wait_ms)
+{
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = test_fork(); /* dies with the test */
+    if (pid == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        if (err_path) {
+            int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (e >= 0)
+                dup2(e, STDERR_FILENO);
+        }
+        close(out[0]);
+        close(out[1]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(out[1]);
+    size_t n = 0;
+    int64_t end = test_mono_ms() + test_scaled_ms(wait_ms);
+    while (n < len - 1 && (n == 0 || line[n - 1] != '\n')) {
+        struct pollfd p = {out[0], POLLIN, 0};
+        int left = (int)(end - test_mono_ms());
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        ssize_t k = read(out[0], line + n, 1);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(out[0]);
+    line[n] = '\0';
+    return pid;
+}
+
+/* ------------------------------------------------ the firmware protocol */
+
+#include "fwp.h"
+
+/* A message of the given type, sequence and acknowledgement numbers,
+ * every other field zero (a copy need not keep the padding zero: whole
+ * structs that are compared are zeroed in place). */
+static inline fwp_message test_fwp_message(uint8_t type, uint8_t seq,
+                                           uint8_t ack)
+{
+    fwp_message m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    m.seq = seq;
+    m.ack = ack;
+    return m;
+}
+
+/* A message as it goes on the wire: delimiter, COBS frame, delimiter.
+ * out holds FWP_MAX_WIRE bytes; returns the length written. */
+static inline size_t test_fwp_wire(const fwp_message *m, uint8_t *out)
+{
+    size_t len;
+    out[0] = 0;
+    assert_int_equal(fwp_encode_frame(m, out + 1, FWP_MAX_ENCODED, &len),
+                     FWP_OK);
+    out[len + 1] = 0;
+    return len + 2;
+}
+
+/* The firmware's HELLO of docs/firmware-protocol.md (four grippers, 32
+ * steps a batch, a window of 4, 250 ms heartbeat, 1 s link timeout, no
+ * features) speaking protocol version `version` only, before it knows its
+ * peer. */
+static inline fwp_hello test_fwp_hello(uint8_t version, uint32_t session)
+{
+    return (fwp_hello){.version_min = version,
+                       .version_max = version,
+                       .role = FWP_ROLE_FIRMWARE,
+                       .flags = FWP_HELLO_CONNECTING,
+                       .gripper_mask = 0x0F,
+                       .max_steps = 32,
+                       .window = 4,
+                       .heartbeat_ms = 250,
+                       .link_timeout_ms = 1000,
+                       .session = session,
+                       .peer_session = 0};
+}
+
+/* The compact spelling of a step: one character per gripper in the
+ * order R L F B, indexed by the action: '.' none, '+' clockwise, '-'
+ * counter-clockwise, '2' half turn, 'o' open, 'c' close, 'g' / 'G'
+ * regrip +90 / -90, 't' / 'T' tilt +90 / -90. "..oo" opens F and B;
+ * "tT.." is the tilt tRL. */
+static const char test_fwp_spelling[FWP_ACT_MAX + 2] = ".+-2ocgGtT";
+
+/* The step of id spelt a (an unknown character is no action). */
+static inline fwp_step test_fwp_step(uint16_t id, const char *a)
+{
+    fwp_step s;
+    memset(&s, 0, sizeof s);
+    s.id = id;
+    for (int g = 0; g < FWP_GRIPPERS && a[g]; g++) {
+        const char *c = strchr(test_fwp_spelling, a[g]);
+        s.action[g] = (uint8_t)(c ? c - test_fwp_spelling : FWP_ACT_NONE);
+    }
+    return s;
+}
+
+/* The spelling of the grippers' actions (FWP_GRIPPERS of them). */
+static inline void test_fwp_spell(const uint8_t *action,
+                                  char out[FWP_GRIPPERS + 1])
+{
+    for (int g = 0; g < FWP_GRIPPERS; g++)
+        out[g] = action[g] <= FWP_ACT_MAX ? test_fwp_spelling[action[g]] : '?';
+    out[FWP_GRIPPERS] = '\0';
 }
 
 #endif
