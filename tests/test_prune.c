@@ -516,6 +516,23 @@ static void test_h48_coordinate(void **state)
     free(t);
 }
 
+/* The raw H48 coordinate, key cocsep * H48_N_ESEP + esep, moved by the
+ * set's H48 move tables (checked against the cubie model above). */
+static void h48_expand(state_map *m, const qs_tables *t, uint64_t key, int d,
+                       int radius)
+{
+    const qs_h48 *x = t->h48;
+    uint32_t cs = (uint32_t)(key / H48_N_ESEP);
+    int es = (int)(key % H48_N_ESEP);
+    (void)radius;
+    for (int mv = 0; mv < 18; mv++)
+        map_lower(m,
+                  (uint64_t)x->cocsep_move[cs * 18 + (uint32_t)mv] *
+                          H48_N_ESEP +
+                      x->esep_move[es][mv],
+                  d + 1);
+}
+
 /* What an entry says of the distance: the exact one (1), at most base
  * (0) or at least base + 3 (3). */
 static int h48_decoded(const uint8_t *blob, uint64_t i)
@@ -541,28 +558,11 @@ static void test_h48_table(void **state)
     enum { R = 6 };
     state_map map;
     map_init(&map, 24);
-    uint64_t *level = malloc(sizeof(uint64_t) * (map.mask + 1) / 2);
-    assert_non_null(level);
     qs_cube solved;
     qs_cube_solved(&solved);
     map_lower(&map, (uint64_t)qs_h48_cocsep(&solved) * H48_N_ESEP +
                         (uint64_t)qs_h48_esep(&solved), 0);
-    for (int d = 0; d < R; d++) {
-        uint64_t n = 0;
-        for (uint64_t i = 0; i <= map.mask; i++)
-            if (map.keys[i] != EMPTY_KEY && map.dist[i] == d)
-                level[n++] = map.keys[i] - 1;
-        for (uint64_t k = 0; k < n; k++) {
-            uint32_t cs = (uint32_t)(level[k] / H48_N_ESEP);
-            int es = (int)(level[k] % H48_N_ESEP);
-            for (int m = 0; m < 18; m++)
-                map_lower(&map,
-                          (uint64_t)x->cocsep_move[cs * 18 + (uint32_t)m] *
-                                  H48_N_ESEP +
-                              x->esep_move[es][m],
-                          d + 1);
-        }
-    }
+    map_search(&map, t, R, h48_expand);
     uint64_t checked = 0, exact = 0;
     for (uint64_t i = 0; i <= map.mask; i++) {
         if (map.keys[i] == EMPTY_KEY)
@@ -585,7 +585,6 @@ static void test_h48_table(void **state)
                   base, (unsigned long long)checked, R,
                   (unsigned long long)exact);
     assert_true(checked > 100000);
-    free(level);
     map_free(&map);
 
     /* Beyond the radius, on random cubes: an exact entry has its
