@@ -12,9 +12,9 @@
 # table of NISSY_SOLVER (default h48h3) in DIR/tables (its shell's
 # `gendata -solver h48h3`, about 13 minutes here); all of it fetched and
 # built outside this repository. Without NISSY_DIR only our side runs.
-# TABLE_SIZE (large or small, default large) picks our optimal table,
-# PASSES (default 2) the alternations, THREADS (default 2) our threads,
-# BUILD (default build) our build.
+# TABLE_SIZE (large, small, h48 or large+h48, default large) picks our
+# optimal tables, PASSES (default 2) the alternations, THREADS (default 2)
+# our threads, BUILD (default build) our build.
 #
 # Time per cube is each solver's own, with its table already in memory:
 # ours is the solve's time_ms, H48's the solve_file tool's "Total time"
