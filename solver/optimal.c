@@ -50,12 +50,14 @@ enum {
 typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
-    uint16_t esep;        /* with the H48 table: its coordinates, and the
-                             inverse position's cubies */
-    uint32_t cocsep;
-    uint8_t icp[8], ico[8], iep[12];
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3) */
+    /* Only with the H48 table, and last, so that a search without it
+     * touches one cache line per node: its coordinates, and the inverse
+     * position's cubies. */
+    uint16_t esep;
+    uint32_t cocsep;
+    uint8_t icp[8], ico[8], iep[12];
 } onode;
 
 /* A node's pruning entries: one phase-1 entry and its symmetry per axis. */
