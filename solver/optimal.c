@@ -34,6 +34,7 @@
  */
 #include "qs_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,27 @@ void qs_optimal_options_default(qs_optimal_options *o)
     o->max_len = -1;
 }
 
-static void apply(const shared *sh, const onode *n, int m, onode *out)
+/* The H48 part of apply: n's coordinates and inverse cubies after move m. */
+static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
+{
+    static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
+    const qs_cube *pm = &sh->premove[m];
+    out->cocsep = sh->h48->cocsep_move[n->cocsep * 18 + (uint32_t)m];
+    out->esep = sh->h48->esep_move[n->esep][m];
+    for (int i = 0; i < 8; i++) {
+        int j = n->icp[i];
+        out->icp[i] = pm->cp[j];
+        out->ico[i] = mod3[pm->co[j] + n->ico[i]];
+    }
+    for (int i = 0; i < 12; i++)
+        out->iep[i] = pm->ep[n->iep[i]];
+}
+
+/* The child of n by move m. with_h48 is a constant wherever this is
+ * inlined (see dfs_large), so a search without the H48 table carries no
+ * trace of it. */
+static inline __attribute__((always_inline)) void
+apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
 {
     const qs_tables *t = sh->t;
     for (int r = 0; r < N_AXES; r++) {
@@ -123,19 +144,20 @@ static void apply(const shared *sh, const onode *n, int m, onode *out)
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
-    if (sh->h48) {
-        static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
-        const qs_cube *pm = &sh->premove[m];
-        out->cocsep = sh->h48->cocsep_move[n->cocsep * 18 + (uint32_t)m];
-        out->esep = sh->h48->esep_move[n->esep][m];
-        for (int i = 0; i < 8; i++) {
-            int j = n->icp[i];
-            out->icp[i] = pm->cp[j];
-            out->ico[i] = mod3[pm->co[j] + n->ico[i]];
-        }
-        for (int i = 0; i < 12; i++)
-            out->iep[i] = pm->ep[n->iep[i]];
-    }
+    if (with_h48)
+        apply_h48(sh, n, m, out);
+}
+
+static void apply(const shared *sh, const onode *n, int m, onode *out)
+{
+    apply_node(sh, n, m, out, sh->h48 != NULL);
+}
+
+/* *dst = *src, without the H48 fields when they are not in use. */
+static inline __attribute__((always_inline)) void
+copy_node(onode *dst, const onode *src, int with_h48)
+{
+    memcpy(dst, src, with_h48 ? sizeof *dst : offsetof(onode, esep));
 }
 
 /* The H48 table's bound of n's own coordinates and of its inverse's
@@ -260,8 +282,9 @@ static void large_dists(const shared *sh, const onode *n, int m, onode *kid)
                                             large_index(t, kid, r)));
         return;
     }
-    onode mid;
-    apply(sh, n, m - 1, &mid); /* the quarter turn of the same face */
+    onode mid; /* the quarter turn of the same face; only its phase-1
+                  coordinates are read */
+    apply_node(sh, n, m - 1, &mid, 0);
     for (int r = 0; r < N_AXES; r++) {
         int d = next_dist(n->dist[r],
                           opt_large_value(t->opt_large,
@@ -386,8 +409,16 @@ static void record(worker *w, int n)
 
 /* Depth-first search below node n (entries en, within the bound) with
  * `togo` left in the metric's units; depth moves are on w->path. */
-static void dfs(worker *w, const onode *n, const oentry *en, int togo,
-                int canon, int depth)
+static void dfs_plain(worker *w, const onode *n, const oentry *en, int togo,
+                      int canon, int depth);
+static void dfs_h48(worker *w, const onode *n, const oentry *en, int togo,
+                    int canon, int depth);
+
+/* The body of dfs_plain and dfs_h48: with_h48 is a constant in each, so
+ * the search without the H48 table is compiled without its checks. */
+static inline __attribute__((always_inline)) void
+dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
+         int depth, const int with_h48)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
@@ -403,11 +434,11 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
         int rest = togo - t->cost[m];
         if (rest < 0)
             continue;
-        apply(sh, n, m, &kid[nk]);
+        apply_node(sh, n, m, &kid[nk], with_h48);
         if (rest > 0)
             for (int r = 0; r < N_AXES; r++)
                 __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
-        if (rest > 0 && sh->h48) {
+        if (rest > 0 && with_h48) {
             __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].cocsep]);
             __builtin_prefetch(sh->h48->esep_conj[kid[nk].esep]);
         }
@@ -422,10 +453,36 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
             continue;
         }
         oentry ke;
-        if (lookup(t, &kid[k], &ke) > rest || h48_beyond(sh, &kid[k], rest))
+        if (lookup(t, &kid[k], &ke) > rest ||
+            (with_h48 && h48_beyond(sh, &kid[k], rest)))
             continue;
-        dfs(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
+        if (with_h48)
+            dfs_h48(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
+        else
+            dfs_plain(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
     }
+}
+
+static void dfs_plain(worker *w, const onode *n, const oentry *en, int togo,
+                      int canon, int depth)
+{
+    dfs_node(w, n, en, togo, canon, depth, 0);
+}
+
+static void dfs_h48(worker *w, const onode *n, const oentry *en, int togo,
+                    int canon, int depth)
+{
+    dfs_node(w, n, en, togo, canon, depth, 1);
+}
+
+/* Depth-first search below node n (see dfs_node). */
+static void dfs(worker *w, const onode *n, const oentry *en, int togo,
+                int canon, int depth)
+{
+    if (w->sh->h48)
+        dfs_h48(w, n, en, togo, canon, depth);
+    else
+        dfs_plain(w, n, en, togo, canon, depth);
 }
 
 /* dfs() with the large table: n's distances are known and within the
@@ -435,8 +492,14 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
  * are made first and their table bytes prefetched together, so that their
  * memory reads overlap; so are the phase-1 entries of the children that
  * pass the large table, read by the next level. */
-static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
-                      int canon, int depth)
+static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
+                            int togo, int canon, int depth);
+static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
+                          int togo, int canon, int depth);
+
+static inline __attribute__((always_inline)) void
+dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
+               int canon, int depth, const int with_h48)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
@@ -454,7 +517,7 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
         moves &= moves - 1;
         if (togo < t->cost[m])
             continue;
-        apply(sh, n, m, &kid[nk]);
+        apply_node(sh, n, m, &kid[nk], with_h48);
         for (int r = 0; r < N_AXES; r++)
             __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
         cidx[nk] = corner_index(t, &kid[nk]);
@@ -512,7 +575,7 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
             continue;
         /* Last, as it is the weakest: most children it would cut, the
          * large table already has. */
-        if (h48_beyond(sh, c, rest))
+        if (with_h48 && h48_beyond(sh, c, rest))
             continue;
         for (int r = 0; r < N_AXES; r++) {
             uint32_t p = cs[k][r];
@@ -521,7 +584,7 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
             __builtin_prefetch((const char *)t->phase1 + idx[k][r] * 4);
         }
         if (keep != k) {
-            kid[keep] = *c;
+            copy_node(&kid[keep], c, with_h48);
             kmove[keep] = (uint8_t)m;
             memcpy(cs[keep], cs[k], sizeof cs[k]);
             memcpy(idx[keep], idx[k], sizeof idx[k]);
@@ -536,13 +599,48 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
             ke.e[r] = phase1_entry(t, idx[k][r]);
         }
         w->path[depth] = (qs_move)m;
-        dfs_large(w, &kid[k], &ke, togo - t->cost[m], t->canon_next[m],
-                  depth + 1);
+        if (with_h48)
+            dfs_large_h48(w, &kid[k], &ke, togo - t->cost[m],
+                          t->canon_next[m], depth + 1);
+        else
+            dfs_large_plain(w, &kid[k], &ke, togo - t->cost[m],
+                            t->canon_next[m], depth + 1);
     }
+}
+
+static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
+                            int togo, int canon, int depth)
+{
+    dfs_large_node(w, n, en, togo, canon, depth, 0);
+}
+
+static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
+                          int togo, int canon, int depth)
+{
+    dfs_large_node(w, n, en, togo, canon, depth, 1);
+}
+
+/* dfs() with the large table (see dfs_large_node). */
+static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
+                      int canon, int depth)
+{
+    if (w->sh->h48)
+        dfs_large_h48(w, n, en, togo, canon, depth);
+    else
+        dfs_large_plain(w, n, en, togo, canon, depth);
 }
 
 /* The child of n by move m and its lower bound; its phase-1 entries go to
  * *ke and, with the large table, its distances into the child. */
+/* h, or the H48 bound of n where it is larger: out of line, so that
+ * child_bound stays small enough to inline where the table is not used. */
+static __attribute__((noinline)) int h48_raise(const shared *sh,
+                                               const onode *n, int h)
+{
+    int b = h48_node_bound(sh->t, sh->h48, n);
+    return b > h ? b : h;
+}
+
 static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
                        oentry *ke)
 {
@@ -554,8 +652,8 @@ static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
         if (large_bound(kid) > h)
             h = large_bound(kid);
     }
-    if (sh->h48 && h48_node_bound(t, sh->h48, kid) > h)
-        h = h48_node_bound(t, sh->h48, kid);
+    if (sh->h48)
+        h = h48_raise(sh, kid, h);
     return h;
 }
 
