@@ -756,6 +756,8 @@ static void init_frames(shared *sh, const qs_cube *c)
             }
     }
     sh->root.corners = (uint16_t)qs_coord_corners(c);
+    if (!sh->h48)
+        return; /* the H48 fields are read only with its table */
     sh->root.cocsep = qs_h48_cocsep(c);
     sh->root.esep = (uint16_t)qs_h48_esep(c);
     qs_cube inv;
