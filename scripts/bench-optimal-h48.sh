@@ -12,7 +12,8 @@
 # table of NISSY_SOLVER (default h48h3) in DIR/tables (its shell's
 # `gendata -solver h48h3`, about 13 minutes here); all of it fetched and
 # built outside this repository. Without NISSY_DIR only our side runs.
-# TABLE_SIZE (large, small, h48 or large+h48, default large) picks our
+# TABLE_SIZE (large, small, h48 or large+h48, default large; several,
+# space-separated, run one after the other in each pass) picks our
 # optimal tables, PASSES (default 2) the alternations, THREADS (default 2)
 # our threads, BUILD (default build) our build.
 #
@@ -29,7 +30,7 @@ count=${1:-8}
 seed=${2:-20261125}
 threads=${THREADS:-2}
 passes=${PASSES:-2}
-size=${TABLE_SIZE:-large}
+sizes=${TABLE_SIZE:-large}
 solver=${NISSY_SOLVER:-h48h3}
 nissy=${NISSY_DIR:-}
 source scripts/bench-lib.sh
@@ -37,7 +38,7 @@ bench_init
 
 bench_cubes "$count" "$seed"
 echo "== $count cubes (quadsolve random $count --seed $seed), $threads" \
-     "threads, our table $size${nissy:+, nissy-core $solver}"
+     "threads, our tables $sizes${nissy:+, nissy-core $solver}"
 
 # scrambles: the inverse of a two-phase solution of each cube
 "$qs" solve --metric htm --time-ms 10 --threads "$threads" <"$tmp/cubes" |
@@ -49,7 +50,7 @@ for line in sys.stdin:
 ' >"$tmp/scrambles"
 
 ours() {
-    "$qs" solve --optimal --threads "$threads" --table-size "$size" --json \
+    "$qs" solve --optimal --threads "$threads" --table-size "$2" --json \
         <"$tmp/cubes" 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
 out, ms = open(sys.argv[1], "w"), open(sys.argv[2], "w")
@@ -80,11 +81,13 @@ print(float(ms.group(1)) * 1000 if ms else -1, file=open(sys.argv[1] + ".ms", "a
 
 labels=()
 for pass in $(seq 1 "$passes"); do
-    ours "$tmp/ours-$pass"
-    labels+=("ours$pass=$tmp/ours-$pass")
+    for size in $sizes; do
+        ours "$tmp/$size-$pass" "$size"
+        labels+=("$size-$pass=$tmp/$size-$pass")
+    done
     if [ -n "$nissy" ]; then
-        h48 "$tmp/h48-$pass"
-        labels+=("h48-$pass=$tmp/h48-$pass")
+        h48 "$tmp/nissy-$pass"
+        labels+=("nissy-$pass=$tmp/nissy-$pass")
     fi
 done
 "$qs" compare "$tmp/cubes" "${labels[@]}" --json >"$tmp/all.json" || true

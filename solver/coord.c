@@ -18,12 +18,19 @@ static int binomial(int n, int k)
 
 int qs_perm_rank(const uint8_t *p, int n)
 {
+    /* The later entries below p[i] are the values below it not used yet
+     * (bits counted by nibbles: the portable build has no popcount
+     * instruction, and the library call costs more than the count). */
+    static const uint8_t bits[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+                                     1, 2, 2, 3, 2, 3, 3, 4};
+    unsigned used = 0;
     int rank = 0;
     for (int i = 0; i < n; i++) {
-        int smaller = 0;
-        for (int j = i + 1; j < n; j++)
-            smaller += p[j] < p[i];
+        unsigned below = used & ((1u << p[i]) - 1);
+        int smaller = p[i] - bits[below & 15] - bits[below >> 4 & 15] -
+                      bits[below >> 8];
         rank = rank * (n - i) + smaller;
+        used |= 1u << p[i];
     }
     return rank;
 }

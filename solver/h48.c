@@ -1,16 +1,22 @@
 /*
  * h48.c - the H48-class pruning coordinate (issue 16): a coordinate whose
- * goal, "corners oriented and each in its tetrad, every edge in its home
- * slice", is the same seen from any of the 48 symmetries of the cube, so
- * its table can be reduced by all 48 instead of the two-phase tables' 16.
+ * goal is the same seen from any of the 48 symmetries of the cube, so its
+ * table can be reduced by all 48 instead of the two-phase tables' 16.
  *
- * Corner part (cocsep): the twist (3^7) and which tetrad's cubie sits at
- * each corner position (the positions of the cubies URF ULB DLF DRB, one of
- * C(8,4) = 70 sets), 153,090 values. Every symmetry's corner twist is the
- * same on all four positions of a tetrad and symmetries map tetrads onto
- * tetrads, so conjugation is a function of (twist, separation): the
- * 153,090 values fall into H48_N_CLASS classes, each with the symmetries
- * that fix its representative (its stabiliser).
+ * Corner part (cocsep = part * N_TWIST + twist): the twist (3^7) and a
+ * part of the corner permutation whose goal every symmetry keeps. Either
+ * which tetrad's cubie sits at each corner position (the positions of the
+ * cubies URF ULB DLF DRB, one of C(8,4) = 70 sets; goal "corners oriented,
+ * each in its tetrad"), or finer, the coset of the permutation modulo the
+ * half-turn group <U2, D2, R2, L2, F2, B2> (420 cosets, 6 per tetrad set;
+ * goal "corners oriented and in the half-turn group's permutations"). The
+ * cosets are taken as the permutation multiplied by the group from the
+ * left (the cubies relabelled), which moves from the right keep; both the
+ * group and the tetrads are mapped onto themselves by conjugation with
+ * any symmetry. Every symmetry's corner twist is the same on all four
+ * positions of a tetrad, so conjugation is a function of (part, twist):
+ * the values fall into n_class classes, each with the symmetries that fix
+ * its representative (its stabiliser).
  *
  * Edge part (esep): which of the three slices the cubie at each edge
  * position belongs to, 12!/(4!4!4!) = 34,650 values; symmetries permute
@@ -66,51 +72,42 @@ static unsigned set_unrank(int r, int n, int k)
     return mask;
 }
 
-/* The slice of edge cubie e: 0 the E slice (FR FL BL BR), 1 the M slice
- * (UF UB DF DB), 2 the S slice (UR UL DR DL). */
-static int edge_slice(int e)
+uint32_t qs_h48_cocsep_of(const qs_h48 *x, const uint8_t cp[8],
+                          const uint8_t co[8])
 {
-    return e >= 8 ? 0 : (e & 1) ? 1 : 2;
-}
-
-uint32_t qs_h48_cocsep_of(const uint8_t cp[8], const uint8_t co[8])
-{
-    unsigned mask = 0;
     uint32_t twist = 0;
-    for (int p = 0; p < 8; p++)
-        if (tetrad_a >> cp[p] & 1)
-            mask |= 1u << p;
     for (int p = 0; p < 7; p++)
         twist = 3 * twist + co[p];
-    return (uint32_t)set_rank(mask, 8) * N_TWIST + twist;
+    return (uint32_t)x->part_of[qs_perm_rank(cp, 8)] * N_TWIST + twist;
 }
 
-uint32_t qs_h48_cocsep(const qs_cube *c)
+uint32_t qs_h48_cocsep(const qs_h48 *x, const qs_cube *c)
 {
-    return qs_h48_cocsep_of(c->cp, c->co);
+    return qs_h48_cocsep_of(x, c->cp, c->co);
 }
 
-int qs_h48_esep(const qs_cube *c)
+int qs_h48_esep(const qs_h48 *x, const qs_cube *c)
 {
-    return qs_h48_esep_of(c->ep);
+    return qs_h48_esep_of(x, c->ep);
 }
 
-int qs_h48_esep_of(const uint8_t ep[12])
+int qs_h48_esep_of(const qs_h48 *x, const uint8_t ep[12])
 {
+    /* The E slice's cubies are 8..11 (FR FL BL BR), the M slice's the odd
+     * ones below 8 (UF UB DF DB), the S slice's the rest. Bit p of e: the
+     * cubie at p is an E-slice edge; bit k of m: the k-th of the other
+     * positions holds an M-slice edge. */
+    static const uint8_t e_bit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1},
+                         m_bit[12] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0};
     unsigned e = 0, m = 0;
     int pos_m = 0;
     for (int p = 0; p < 12; p++) {
-        int s = edge_slice(ep[p]);
-        if (s == 0) {
-            e |= 1u << p;
-            continue;
-        }
-        /* the M cubies among the eight positions left by the E slice */
-        if (s == 1)
-            m |= 1u << pos_m;
-        pos_m++;
+        int b = e_bit[ep[p]];
+        e |= (unsigned)b << p;
+        m |= (unsigned)m_bit[ep[p]] << pos_m;
+        pos_m += 1 - b;
     }
-    return set_rank(e, 12) * 70 + set_rank(m, 8);
+    return x->rank12[e] * 70 + x->rank8[m];
 }
 
 int qs_h48_eobits(const qs_cube *c, int h)
@@ -122,17 +119,130 @@ int qs_h48_eobits(const qs_cube *c, int h)
     return bits;
 }
 
-/* A cube with corner coordinate cocsep (the corners of each tetrad in
- * ascending order; which ones does not change the coordinate). */
-static void cocsep_cube(uint32_t cocsep, qs_cube *c)
+/* A cube with corner coordinate cocsep (its part's first permutation). */
+static void cocsep_cube(const qs_h48 *x, uint32_t cocsep, qs_cube *c)
 {
-    unsigned mask = set_unrank((int)(cocsep / N_TWIST), 8, 4);
-    int a = 0, b = 0;
-    static const uint8_t in_a[4] = {0, 2, 5, 7}, in_b[4] = {1, 3, 4, 6};
     qs_cube_solved(c);
-    for (int p = 0; p < 8; p++)
-        c->cp[p] = mask >> p & 1 ? in_a[a++] : in_b[b++];
+    qs_coord_set_corners(c, x->part_rep[cocsep / N_TWIST]);
     qs_coord_set_twist(c, (int)(cocsep % N_TWIST));
+}
+
+/* Whether corner permutation cp keeps the tetrads and moves each by an
+ * element of the Klein four-group: the identity, or two swaps that leave
+ * no corner of the tetrad in place. */
+static int tetrads_in_v4(const uint8_t cp[8])
+{
+    int fixed[2] = {0, 0};
+    for (int p = 0; p < 8; p++) {
+        int q = cp[p], a = tetrad_a >> p & 1;
+        if (a != (tetrad_a >> q & 1) || cp[q] != p)
+            return 0;
+        fixed[a] += q == p;
+    }
+    return (fixed[0] == 0 || fixed[0] == 4) && (fixed[1] == 0 || fixed[1] == 4);
+}
+
+/* The corner part of every permutation: its left coset modulo the level's
+ * group (the cubies relabelled by it), numbered in order of first member.
+ * Level 0: the permutations that keep the tetrads (576, 70 cosets, the
+ * part says which tetrad each position holds); 1: the half-turn group's
+ * (96, 420 cosets); 2: those of them that move each tetrad by the Klein
+ * four-group (16, 2,520 cosets). Each group is mapped onto itself by
+ * every symmetry, so conjugation keeps the parts apart. */
+static int corner_parts(qs_h48 *x, const qs_cube mv[H48_MOVES])
+{
+    static const int group_size[3] = {576, 96, 16}, parts[3] = {70, 420, 2520};
+    int ng = 0, n = 0;
+    qs_cube *group = malloc(576 * sizeof *group);
+    if (!group)
+        return QS_ERR_NOMEM;
+    /* The half-turn group's corner permutations, from the identity by
+     * half turns (moves face * 3 + 1); the others filter them or, for
+     * level 0, all permutations. */
+    for (int v = 0; v < N_PERM8; v++)
+        x->part_of[v] = 0xffff;
+    qs_cube_solved(&group[0]);
+    x->part_of[0] = 0;
+    ng = 1;
+    for (int head = 0; head < ng && ng < 576; head++)
+        for (int f = 0; f < 6; f++) {
+            qs_cube d;
+            qs_cube_multiply(&mv[f * 3 + 1], &group[head], &d);
+            int w = qs_coord_corners(&d);
+            if (x->part_of[w] == 0xffff) {
+                x->part_of[w] = 0;
+                group[ng++] = d;
+            }
+        }
+    if (x->level == 0) {
+        ng = 0;
+        for (int v = 0; v < N_PERM8 && ng < 576; v++) {
+            qs_cube c;
+            qs_cube_solved(&c);
+            qs_coord_set_corners(&c, v);
+            int keeps = 1;
+            for (int p = 0; p < 8; p++)
+                keeps &= (tetrad_a >> p & 1) == (tetrad_a >> c.cp[p] & 1);
+            if (keeps)
+                group[ng++] = c;
+        }
+    } else if (x->level == 2) {
+        int kept = 0;
+        for (int k = 0; k < ng; k++)
+            if (tetrads_in_v4(group[k].cp))
+                group[kept++] = group[k];
+        ng = kept;
+    }
+    int err = ng == group_size[x->level] ? QS_OK : QS_ERR_TABLES;
+    for (int v = 0; v < N_PERM8; v++)
+        x->part_of[v] = 0xffff;
+    for (int v = 0; !err && v < N_PERM8; v++) {
+        if (x->part_of[v] != 0xffff)
+            continue;
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        qs_coord_set_corners(&c, v);
+        for (int k = 0; k < ng; k++) {
+            qs_cube_multiply(&group[k], &c, &d);
+            int w = qs_coord_corners(&d);
+            if (x->part_of[w] != 0xffff) {
+                err = QS_ERR_TABLES; /* not a group: a bug */
+                break;
+            }
+            x->part_of[w] = (uint16_t)n;
+        }
+        n++;
+    }
+    free(group);
+    x->n_part = n;
+    if (err || n != parts[x->level])
+        return err ? err : QS_ERR_TABLES;
+    x->part_rep = malloc((size_t)x->n_part * sizeof *x->part_rep);
+    x->part_move =
+        qs_arena_carve(&x->arena, (size_t)x->n_part * sizeof *x->part_move);
+    if (!x->part_rep || !x->part_move)
+        return QS_ERR_NOMEM;
+    for (int v = N_PERM8 - 1; v >= 0; v--)
+        x->part_rep[x->part_of[v]] = (uint16_t)v;
+    for (int k = 0; k < x->n_part; k++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        qs_coord_set_corners(&c, x->part_rep[k]);
+        for (int m = 0; m < H48_MOVES; m++) {
+            qs_cube_multiply(&c, &mv[m], &d);
+            x->part_move[k][m] = x->part_of[qs_coord_corners(&d)];
+        }
+    }
+    for (int v = 0; v < N_TWIST; v++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        qs_coord_set_twist(&c, v);
+        for (int m = 0; m < H48_MOVES; m++) {
+            qs_cube_multiply(&c, &mv[m], &d);
+            x->twist_move[v][m] = (uint16_t)qs_coord_twist(&d);
+        }
+    }
+    return QS_OK;
 }
 
 /* A cube with edge coordinate esep. */
@@ -163,20 +273,20 @@ static void conjugate(const qs_h48 *x, const qs_cube *sym, int s,
 static int classify(qs_h48 *x, const qs_cube sym[48])
 {
     int n = 0;
-    for (uint32_t v = 0; v < H48_N_COCSEP; v++)
+    for (uint32_t v = 0; v < x->n_cocsep; v++)
         x->cocsep_packed[v] = UNSET;
-    for (uint32_t v = 0; v < H48_N_COCSEP; v++) {
+    for (uint32_t v = 0; v < x->n_cocsep; v++) {
         if (x->cocsep_packed[v] != UNSET)
             continue;
-        if (n >= H48_N_CLASS)
+        if (n >= x->n_class)
             return QS_ERR_TABLES;
         qs_cube c, d;
-        cocsep_cube(v, &c);
+        cocsep_cube(x, v, &c);
         x->class_rep[n] = v;
         x->class_stab[n] = 0;
         for (int s = 0; s < 48; s++) {
             conjugate(x, sym, s, &c, &d);
-            uint32_t y = qs_h48_cocsep(&d);
+            uint32_t y = qs_h48_cocsep(x, &d);
             if (y == v)
                 x->class_stab[n] |= 1ull << s;
             if (x->cocsep_packed[y] == UNSET)
@@ -184,25 +294,24 @@ static int classify(qs_h48 *x, const qs_cube sym[48])
         }
         n++;
     }
-    return n == H48_N_CLASS ? QS_OK : QS_ERR_TABLES;
+    return n == x->n_class ? QS_OK : QS_ERR_TABLES;
 }
 
-/* Exact distances over a raw coordinate space of n values with a move
- * table of H48_MOVES entries per value, from value `goal`. */
-static void raw_distances(int n, const void *moves, int wide, uint32_t goal,
-                          uint8_t *dist)
+/* Exact distances over a raw coordinate space of n values, whose value
+ * after move m is next(x, v, m), from value `goal`. */
+static void raw_distances(const qs_h48 *x, uint32_t n,
+                          uint32_t (*next)(const qs_h48 *, uint32_t, int),
+                          uint32_t goal, uint8_t *dist)
 {
-    memset(dist, 0xff, (size_t)n);
+    memset(dist, 0xff, n);
     dist[goal] = 0;
     for (int d = 0, more = 1; more; d++) {
         more = 0;
-        for (int v = 0; v < n; v++) {
+        for (uint32_t v = 0; v < n; v++) {
             if (dist[v] != d)
                 continue;
             for (int m = 0; m < H48_MOVES; m++) {
-                size_t k = (size_t)v * H48_MOVES + (size_t)m;
-                uint32_t w = wide ? ((const uint32_t *)moves)[k]
-                                  : ((const uint16_t *)moves)[k];
+                uint32_t w = next(x, v, m);
                 if (dist[w] == 0xff) {
                     dist[w] = (uint8_t)(d + 1);
                     more = 1;
@@ -212,65 +321,89 @@ static void raw_distances(int n, const void *moves, int wide, uint32_t goal,
     }
 }
 
-int qs_h48_create(const qs_tables *t, int h, qs_h48 **out)
+static uint32_t cocsep_next(const qs_h48 *x, uint32_t v, int m)
 {
-    if (!t || !out || h < 0 || h > H48_MAX_H || t->n_moves != H48_MOVES)
+    return h48_cocsep_move(x, v, m);
+}
+
+static uint32_t esep_next(const qs_h48 *x, uint32_t v, int m)
+{
+    return x->esep_move[v][m];
+}
+
+int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out)
+{
+    if (!t || !out || h < 0 || h > H48_MAX_H || level < 0 ||
+        level > H48_MAX_LEVEL ||
+        t->n_moves != H48_MOVES)
         return QS_ERR_ARGUMENT;
     *out = NULL;
     qs_h48 *x = calloc(1, sizeof *x);
     if (!x)
         return QS_ERR_NOMEM;
     x->h = h;
-    x->cocsep_packed = malloc(H48_N_COCSEP * sizeof *x->cocsep_packed);
-    x->cocsep_move = malloc(H48_N_COCSEP * H48_MOVES * sizeof(uint32_t));
-    x->esep_move = malloc(H48_N_ESEP * sizeof *x->esep_move);
-    x->esep_conj = malloc(H48_N_ESEP * sizeof *x->esep_conj);
-    x->esep_dist = malloc(H48_N_ESEP);
-    uint8_t *cdist = malloc(H48_N_COCSEP);
-    if (!x->cocsep_packed || !x->cocsep_move || !x->esep_move ||
-        !x->esep_conj || !x->esep_dist || !cdist) {
-        free(cdist);
-        qs_h48_free(x);
-        return QS_ERR_NOMEM;
-    }
+    x->level = level;
+    x->n_class = H48_N_CLASS(level);
     qs_cube sym[48], mv[H48_MOVES], solved;
     qs_sym_cubes(sym);
     memcpy(x->sym_inv, t->sym_inv, sizeof x->sym_inv);
+    for (unsigned v = 0; v < 1u << 12; v++)
+        if (__builtin_popcount(v) == 4) {
+            x->rank12[v] = (uint16_t)set_rank(v, 12);
+            if (v < 1u << 8)
+                x->rank8[v] = (uint8_t)set_rank(v, 8);
+        }
     for (int m = 0; m < H48_MOVES; m++)
         qs_move_cube((qs_move)m, &mv[m]);
     qs_cube_solved(&solved);
 
-    int err = classify(x, sym);
-    for (uint32_t v = 0; !err && v < H48_N_COCSEP; v++) {
-        qs_cube c, d;
-        cocsep_cube(v, &c);
-        for (int m = 0; m < H48_MOVES; m++) {
-            qs_cube_multiply(&c, &mv[m], &d);
-            x->cocsep_move[v * H48_MOVES + (uint32_t)m] = qs_h48_cocsep(&d);
-        }
+    /* The arrays the search reads at random, in huge pages: room for the
+     * largest level's, with the slack of 64-byte rounding. */
+    size_t cap = (size_t)2520 * N_TWIST * 4 + (size_t)H48_N_CLASS(2) * 13 +
+                 H48_N_ESEP * (size_t)(18 * 2 + 48 * 2 + 1) + N_TWIST * 36 +
+                 2520 * 36 + ((size_t)64 << 10);
+#define ARRAY(field, count)                                                  \
+    (x->field = qs_arena_carve(&x->arena, (count) * sizeof *x->field))
+    int err = qs_arena_reserve(&x->arena, cap);
+    if (!err)
+        err = ARRAY(twist_move, N_TWIST) ? corner_parts(x, mv) : QS_ERR_NOMEM;
+    uint8_t *cdist = NULL;
+    if (!err) {
+        x->n_cocsep = (uint32_t)x->n_part * N_TWIST;
+        cdist = malloc(x->n_cocsep);
+        if (!ARRAY(cocsep_packed, x->n_cocsep) ||
+            !ARRAY(esep_move, H48_N_ESEP) || !ARRAY(esep_conj, H48_N_ESEP) ||
+            !ARRAY(esep_dist, H48_N_ESEP) ||
+            !ARRAY(class_rep, (size_t)x->n_class) ||
+            !ARRAY(class_stab, (size_t)x->n_class) ||
+            !ARRAY(class_dist, (size_t)x->n_class) || !cdist)
+            err = QS_ERR_NOMEM;
     }
+#undef ARRAY
+    if (!err)
+        err = classify(x, sym);
     for (int e = 0; !err && e < H48_N_ESEP; e++) {
         qs_cube c, d;
         esep_cube(e, &c);
-        if (qs_h48_esep(&c) != e) {
+        if (qs_h48_esep(x, &c) != e) {
             err = QS_ERR_TABLES; /* rank and unrank disagree: a bug */
             break;
         }
         for (int m = 0; m < H48_MOVES; m++) {
             qs_cube_multiply(&c, &mv[m], &d);
-            x->esep_move[e][m] = (uint16_t)qs_h48_esep(&d);
+            x->esep_move[e][m] = (uint16_t)qs_h48_esep(x, &d);
         }
         for (int s = 0; s < 48; s++) {
             conjugate(x, sym, s, &c, &d);
-            x->esep_conj[e][s] = (uint16_t)qs_h48_esep(&d);
+            x->esep_conj[e][s] = (uint16_t)qs_h48_esep(x, &d);
         }
     }
     if (!err) {
-        raw_distances(H48_N_COCSEP, x->cocsep_move, 1,
-                      qs_h48_cocsep(&solved), cdist);
-        raw_distances(H48_N_ESEP, x->esep_move, 0,
-                      (uint32_t)qs_h48_esep(&solved), x->esep_dist);
-        for (int k = 0; k < H48_N_CLASS; k++)
+        raw_distances(x, x->n_cocsep, cocsep_next,
+                      qs_h48_cocsep(x, &solved), cdist);
+        raw_distances(x, H48_N_ESEP, esep_next,
+                      (uint32_t)qs_h48_esep(x, &solved), x->esep_dist);
+        for (int k = 0; k < x->n_class; k++)
             x->class_dist[k] = cdist[x->class_rep[k]];
     }
     free(cdist);
@@ -286,18 +419,15 @@ void qs_h48_free(qs_h48 *x)
 {
     if (!x)
         return;
-    free(x->cocsep_packed);
-    free(x->cocsep_move);
-    free(x->esep_move);
-    free(x->esep_conj);
-    free(x->esep_dist);
+    free(x->part_rep);
+    qs_arena_free(&x->arena);
     free(x);
 }
 
 uint64_t qs_h48_canonical_index(const qs_h48 *x, const qs_cube *c)
 {
     qs_cube sym[48], d, e;
-    uint32_t p = x->cocsep_packed[qs_h48_cocsep(c)];
+    uint32_t p = x->cocsep_packed[qs_h48_cocsep(x, c)];
     int cls = (int)(p >> 6);
     uint64_t best = UINT64_MAX;
     qs_sym_cubes(sym);
@@ -309,7 +439,7 @@ uint64_t qs_h48_canonical_index(const qs_h48 *x, const qs_cube *c)
         if (!(x->class_stab[cls] >> s & 1))
             continue;
         conjugate(x, sym, s, &d, &e);
-        uint64_t i = ((uint64_t)cls * H48_N_ESEP + (uint64_t)qs_h48_esep(&e))
+        uint64_t i = ((uint64_t)cls * H48_N_ESEP + (uint64_t)qs_h48_esep(x, &e))
                          << x->h |
                      (uint64_t)qs_h48_eobits(&e, x->h);
         if (i < best)
@@ -323,4 +453,13 @@ int qs_h48_h(const uint8_t *blob)
     uint32_t magic;
     memcpy(&magic, blob, sizeof magic);
     return magic == H48_MAGIC ? blob[H48_HDR_H] : -1;
+}
+
+int qs_h48_level(const uint8_t *blob)
+{
+    uint32_t magic;
+    memcpy(&magic, blob, sizeof magic);
+    return magic == H48_MAGIC && blob[H48_HDR_LEVEL] <= H48_MAX_LEVEL
+               ? blob[H48_HDR_LEVEL]
+               : -1;
 }

@@ -57,7 +57,6 @@ typedef struct {
      * touches one cache line per node: its coordinates, and the inverse
      * position's cubies. */
     uint16_t esep;
-    uint32_t cocsep;
     uint8_t icp[8], ico[8], iep[12];
 } onode;
 
@@ -77,6 +76,7 @@ typedef struct {
     const qs_optimal_options *o;
     int large;                /* search with the large table */
     const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
+    int h48_max;              /* the most an H48 entry says: base + 3 */
     qs_cube premove[18];      /* the inverse of each move: a move turns
                                  the inverse position from the other side */
     qs_cube cube;
@@ -119,7 +119,6 @@ static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
 {
     static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
     const qs_cube *pm = &sh->premove[m];
-    out->cocsep = sh->h48->cocsep_move[n->cocsep * 18 + (uint32_t)m];
     out->esep = sh->h48->esep_move[n->esep][m];
     for (int i = 0; i < 8; i++) {
         int j = n->icp[i];
@@ -160,39 +159,112 @@ copy_node(onode *dst, const onode *src, int with_h48)
     memcpy(dst, src, with_h48 ? sizeof *dst : offsetof(onode, esep));
 }
 
-/* The H48 table's bound of n's own coordinates and of its inverse's
- * (whose distance to solved is the same); h48 non-NULL. */
-static inline int h48_own_bound(const qs_tables *t, const qs_h48 *h48,
-                                const onode *n)
+/* n's H48 corner coordinate, from the corner permutation and the twist
+ * the search tracks anyway. */
+static inline uint32_t node_cocsep(const qs_h48 *h48, const onode *n)
 {
-    int cls;
-    uint64_t i = h48_index(h48, n->cocsep, n->esep, &cls);
-    return h48_bound(h48, t->h48_blob, i, cls, n->esep);
+    return (uint32_t)h48->part_of[n->corners] * N_TWIST + n->twist[0];
 }
 
-static inline int h48_inverse_bound(const qs_tables *t, const qs_h48 *h48,
+/* One probe of the H48 table, in three steps spread over a node's
+ * children so that their memory reads overlap: start (the coordinates
+ * known; prefetch the class and edge-conjugation rows), locate (the index;
+ * prefetch the entry), bound. */
+typedef struct {
+    uint32_t cocsep;
+    int esep, cls;
+    uint64_t idx;
+} hprobe;
+
+static inline void hp_start(const qs_h48 *x, hprobe *p, uint32_t cocsep,
+                            int esep)
+{
+    p->cocsep = cocsep;
+    p->esep = esep;
+    __builtin_prefetch(&x->cocsep_packed[cocsep]);
+    __builtin_prefetch(x->esep_conj[esep]);
+}
+
+/* The probe of n's own position: its coordinates are tracked. */
+static inline void hp_start_own(const qs_h48 *x, hprobe *p, const onode *n)
+{
+    hp_start(x, p, node_cocsep(x, n), n->esep);
+}
+
+/* The probe of n's inverse (whose distance to solved is the same): its
+ * coordinates are computed from the cubies carried along. */
+static inline void hp_start_inverse(const qs_h48 *x, hprobe *p,
                                     const onode *n)
 {
-    int cls, esep = qs_h48_esep_of(n->iep);
-    uint64_t i = h48_index(h48, qs_h48_cocsep_of(n->icp, n->ico), esep, &cls);
-    return h48_bound(h48, t->h48_blob, i, cls, esep);
+    hp_start(x, p, qs_h48_cocsep_of(x, n->icp, n->ico),
+             qs_h48_esep_of(x, n->iep));
 }
 
+static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
+                             hprobe *p)
+{
+    p->idx = h48_index(x, p->cocsep, p->esep, &p->cls);
+    __builtin_prefetch(&blob[H48_HEADER + (p->idx >> 2)]);
+}
+
+static inline int hp_bound(const qs_h48 *x, const uint8_t *blob,
+                           const hprobe *p)
+{
+    return h48_bound(x, blob, p->idx, p->cls, p->esep);
+}
+
+/* The H48 bound of n and of its inverse, at once (roots and jobs). */
 static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
                                  const onode *n)
 {
-    int a = h48_own_bound(t, h48, n), b = h48_inverse_bound(t, h48, n);
-    return a > b ? a : b;
+    hprobe a, b;
+    hp_start_own(h48, &a, n);
+    hp_start_inverse(h48, &b, n);
+    hp_locate(h48, t->h48_blob, &a);
+    hp_locate(h48, t->h48_blob, &b);
+    int da = hp_bound(h48, t->h48_blob, &a), db = hp_bound(h48, t->h48_blob, &b);
+    return da > db ? da : db;
 }
 
-/* Whether the H48 bounds put n beyond `rest`: the inverse's, which costs
- * its coordinates, only when the node's own does not. No entry says more
- * than base + 3, so with that much left neither is read. */
-static inline int h48_beyond(const shared *sh, const onode *n, int rest)
+/* Whether the H48 table can say anything of a child with `rest` moves
+ * left: no entry says more than base + 3. */
+static inline int h48_useful(const shared *sh, int rest)
 {
-    return sh->h48 && rest < sh->t->h48_blob[H48_HDR_BASE] + 3 &&
-           (h48_own_bound(sh->t, sh->h48, n) > rest ||
-            h48_inverse_bound(sh->t, sh->h48, n) > rest);
+    return rest > 0 && rest < sh->h48_max;
+}
+
+/* Of the children kid[0..nk) that the H48 table may cut (bit k of `want`),
+ * those that it puts beyond their `rest` moves left: first by their own
+ * entries, then the others by their inverse's. Each step is taken for all
+ * of them before the next (coordinates, entries located, entries read),
+ * so that their memory reads overlap. */
+static inline uint32_t h48_cut(const shared *sh, const onode *kid,
+                               const int *rest, uint32_t want)
+{
+    const qs_h48 *x = sh->h48;
+    const uint8_t *blob = sh->t->h48_blob;
+    hprobe p[18];
+    uint32_t cut = 0;
+    for (uint32_t b = want; b; b &= b - 1)
+        hp_start_own(x, &p[__builtin_ctz(b)], &kid[__builtin_ctz(b)]);
+    for (uint32_t b = want; b; b &= b - 1)
+        hp_locate(x, blob, &p[__builtin_ctz(b)]);
+    for (uint32_t b = want; b; b &= b - 1) {
+        int k = __builtin_ctz(b);
+        if (hp_bound(x, blob, &p[k]) > rest[k])
+            cut |= 1u << k;
+    }
+    want &= ~cut;
+    for (uint32_t b = want; b; b &= b - 1)
+        hp_start_inverse(x, &p[__builtin_ctz(b)], &kid[__builtin_ctz(b)]);
+    for (uint32_t b = want; b; b &= b - 1)
+        hp_locate(x, blob, &p[__builtin_ctz(b)]);
+    for (uint32_t b = want; b; b &= b - 1) {
+        int k = __builtin_ctz(b);
+        if (hp_bound(x, blob, &p[k]) > rest[k])
+            cut |= 1u << k;
+    }
+    return cut;
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -427,7 +499,8 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
     uint64_t moves = usable(sh, en, togo, canon);
     onode kid[18];
     uint8_t kmove[18];
-    int nk = 0;
+    int krest[18], nk = 0;
+    uint32_t probe = 0, cut = 0; /* children the H48 table reads, cuts */
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
@@ -438,14 +511,15 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
         if (rest > 0)
             for (int r = 0; r < N_AXES; r++)
                 __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
-        if (rest > 0 && with_h48) {
-            __builtin_prefetch(&sh->h48->cocsep_packed[kid[nk].cocsep]);
-            __builtin_prefetch(sh->h48->esep_conj[kid[nk].esep]);
-        }
+        if (with_h48 && h48_useful(sh, rest))
+            probe |= 1u << nk;
+        krest[nk] = rest;
         kmove[nk++] = (uint8_t)m;
     }
+    if (with_h48 && probe)
+        cut = h48_cut(sh, kid, krest, probe);
     for (int k = 0; k < nk && !w->halt; k++) {
-        int m = kmove[k], rest = togo - t->cost[m];
+        int m = kmove[k], rest = krest[k];
         w->path[depth] = (qs_move)m;
         if (rest == 0) {
             if (is_solved(sh, &kid[k]))
@@ -453,8 +527,7 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
             continue;
         }
         oentry ke;
-        if (lookup(t, &kid[k], &ke) > rest ||
-            (with_h48 && h48_beyond(sh, &kid[k], rest)))
+        if ((with_h48 && (cut >> k & 1)) || lookup(t, &kid[k], &ke) > rest)
             continue;
         if (with_h48)
             dfs_h48(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
@@ -511,7 +584,8 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
     uint32_t cs[18][N_AXES];
     uint64_t idx[18][N_AXES], cidx[18];
     uint8_t far[18];
-    int nk = 0;
+    int nk = 0, krest[18];
+    uint32_t kprobe = 0; /* children kept that the H48 table may cut */
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
@@ -573,10 +647,6 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
         }
         if (large_all_at(c, rest)) /* de Bondt's +1, see usable() */
             continue;
-        /* Last, as it is the weakest: most children it would cut, the
-         * large table already has. */
-        if (with_h48 && h48_beyond(sh, c, rest))
-            continue;
         for (int r = 0; r < N_AXES; r++) {
             uint32_t p = cs[k][r];
             idx[k][r] = (uint64_t)(p >> 4) * N_TWIST +
@@ -589,7 +659,27 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
             memcpy(cs[keep], cs[k], sizeof cs[k]);
             memcpy(idx[keep], idx[k], sizeof idx[k]);
         }
+        krest[keep] = rest;
+        kprobe |= (uint32_t)(with_h48 && h48_useful(sh, rest)) << keep;
         keep++;
+    }
+    /* Last, for the children the large table keeps: most of those the
+     * H48 table would cut, the large table has already. */
+    uint32_t cut = with_h48 && kprobe ? h48_cut(sh, kid, krest, kprobe) : 0;
+    if (with_h48 && cut) {
+        int left = 0;
+        for (int k = 0; k < keep; k++) {
+            if (cut >> k & 1)
+                continue;
+            if (left != k) {
+                copy_node(&kid[left], &kid[k], with_h48);
+                kmove[left] = kmove[k];
+                memcpy(cs[left], cs[k], sizeof cs[k]);
+                memcpy(idx[left], idx[k], sizeof idx[k]);
+            }
+            left++;
+        }
+        keep = left;
     }
     for (int k = 0; k < keep && !w->halt; k++) {
         int m = kmove[k];
@@ -758,8 +848,7 @@ static void init_frames(shared *sh, const qs_cube *c)
     sh->root.corners = (uint16_t)qs_coord_corners(c);
     if (!sh->h48)
         return; /* the H48 fields are read only with its table */
-    sh->root.cocsep = qs_h48_cocsep(c);
-    sh->root.esep = (uint16_t)qs_h48_esep(c);
+    sh->root.esep = (uint16_t)qs_h48_esep(sh->h48, c);
     qs_cube inv;
     qs_cube_inverse(c, &inv);
     memcpy(sh->root.icp, inv.cp, 8);
@@ -831,6 +920,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     }
     sh->large = t->opt_large != NULL;
     sh->h48 = t->h48;
+    sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;
     init_frames(sh, c);
 
     oentry en;

@@ -277,8 +277,8 @@ static int rphase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
     return n;
 }
 
-/* ---- H48 (h = 0): index class * H48_N_ESEP + esep, esep in the class
- * representative's frame (see qs_internal.h). */
+/* ---- H48 (h = 0, any corner level): index class * H48_N_ESEP + esep,
+ * esep in the class representative's frame (see qs_internal.h). */
 
 static int h48_children(const space *sp, uint64_t idx, uint64_t *child,
                         uint8_t *cost)
@@ -287,7 +287,7 @@ static int h48_children(const space *sp, uint64_t idx, uint64_t *child,
     uint32_t cocsep = x->class_rep[idx / H48_N_ESEP];
     int esep = (int)(idx % H48_N_ESEP), cls;
     for (int m = 0; m < 18; m++) {
-        child[m] = h48_index(x, x->cocsep_move[cocsep * 18 + (uint32_t)m],
+        child[m] = h48_index(x, h48_cocsep_move(x, cocsep, m),
                              x->esep_move[esep][m], &cls);
         cost[m] = 1;
     }
@@ -1021,22 +1021,24 @@ static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
     return QS_OK;
 }
 
-/* The H48 blob for h = 0: the exact distances of bfs(), then two bits per
- * entry relative to the base that makes the bound largest on average (the
- * fallback of value 0 included), chosen from a histogram of (distance,
- * fallback). Larger h need a search over the full edge orientation (the
- * orientation of some edges alone does not follow from moves), which is
- * not built yet: QS_ERR_ARGUMENT. */
-static int generate_h48(const qs_tables *t, int h, uint8_t *buf, int threads,
-                        bfs_job *job)
+/* The H48 blob for h = 0 and a corner level: the exact distances of
+ * bfs() (each level's coordinate follows from moves, so the search can walk
+ * it), then two bits per entry relative to the base that makes the bound
+ * largest on average (the fallback of value 0 included), chosen from a
+ * histogram of (distance, fallback). Larger h need a search over the full
+ * edge orientation (the orientation of some edges alone does not follow
+ * from moves), which is not built yet: QS_ERR_ARGUMENT. */
+static int generate_h48(const qs_tables *t, int h, int level, uint8_t *buf,
+                        int threads, bfs_job *job)
 {
     if (h != 0)
         return QS_ERR_ARGUMENT;
     qs_h48 *x;
-    int err = qs_h48_create(t, h, &x);
+    int err = qs_h48_create(t, h, level, &x);
     if (err)
         return err;
-    space sp = {t, H48_ENTRIES(0), 20, h48_children, h48_equivalents, x};
+    space sp = {t, H48_ENTRIES(level, 0), 20, h48_children, h48_equivalents,
+                x};
     uint8_t *dist = malloc(sp.n);
     if (!dist) {
         qs_h48_free(x);
@@ -1049,8 +1051,8 @@ static int generate_h48(const qs_tables *t, int h, uint8_t *buf, int threads,
     qs_cube solved;
     qs_cube_solved(&solved);
     int cls;
-    uint64_t start = h48_index(x, qs_h48_cocsep(&solved),
-                               qs_h48_esep(&solved), &cls);
+    uint64_t start = h48_index(x, qs_h48_cocsep(x, &solved),
+                               qs_h48_esep(x, &solved), &cls);
     err = bfs(&sp, &start, 1, dist, threads, job);
     enum { MAXD = 21 };
     uint64_t hist[MAXD][MAXD];
@@ -1085,6 +1087,7 @@ static int generate_h48(const qs_tables *t, int h, uint8_t *buf, int threads,
         memcpy(buf, &magic, sizeof magic);
         buf[H48_HDR_H] = (uint8_t)h;
         buf[H48_HDR_BASE] = (uint8_t)base;
+        buf[H48_HDR_LEVEL] = (uint8_t)level;
         for (uint64_t i = 0; i < sp.n; i++) {
             int v = dist[i] <= base ? 0 : dist[i] - base > 3 ? 3
                                                              : dist[i] - base;
@@ -1179,10 +1182,14 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
     case BLOB_H48:
         if (m != QS_METRIC_HTM)
             return QS_ERR_ARGUMENT;
-        info->name = "h48h0";
-        info->kind = 22;
-        info->entries = H48_ENTRIES(H48_BLOB_H);
-        info->bytes = H48_HEADER + (H48_ENTRIES(H48_BLOB_H) + 3) / 4;
+        /* One kind per level: a file of another level is rebuilt, never
+         * misread. Kind 22 was level 0, the blob before level 1. */
+        info->name = H48_BLOB_LEVEL == 0   ? "h48h0"
+                     : H48_BLOB_LEVEL == 1 ? "h48c1"
+                                           : "h48c2";
+        info->kind = 22 + H48_BLOB_LEVEL;
+        info->entries = H48_ENTRIES(H48_BLOB_LEVEL, H48_BLOB_H);
+        info->bytes = H48_HEADER + (info->entries + 3) / 4;
         info->optional = 2;
         return QS_OK;
     default:
@@ -1221,7 +1228,8 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         else if (i == BLOB_CORNERS)
             err = generate_corners(t, buf, threads, &job);
         else if (i == BLOB_H48)
-            err = generate_h48(t, H48_BLOB_H, buf, threads, &job);
+            err = generate_h48(t, H48_BLOB_H, H48_BLOB_LEVEL, buf, threads,
+                               &job);
         else
             err = generate_opt_large(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);

@@ -262,7 +262,7 @@ enum { BLOB_OPT_LARGE = 3 };
 /* The optimal solver's H48 table (HTM only, optional blob index
  * BLOB_H48, qs_blob_info.optional 2): see H48 in qs_internal.h. The blob
  * holds parameter h = H48_BLOB_H. */
-enum { BLOB_H48 = 4, H48_BLOB_H = 0 };
+enum { BLOB_H48 = 4, H48_BLOB_H = 0, H48_BLOB_LEVEL = 1 };
 
 static inline int opt_large_value(const uint8_t *tab, uint64_t i)
 {
@@ -312,10 +312,23 @@ typedef struct {
     uint32_t moves[N_TILT];
 } robot_p1x;
 
+/* Memory of 2 MiB pages for tables read at random (a 4 KiB page per read
+ * would miss the TLB on most reads); untouched pages cost nothing. */
+typedef struct {
+    void *base;
+    size_t used, size;
+} qs_arena;
+
+/* Reserves room for `capacity` bytes in a zeroed arena: QS_OK or
+ * QS_ERR_NOMEM. */
+int qs_arena_reserve(qs_arena *a, size_t capacity);
+/* bytes (rounded up to 64) from a, NULL when it is full or not reserved. */
+void *qs_arena_carve(qs_arena *a, size_t bytes);
+void qs_arena_free(qs_arena *a);
+
 struct qs_tables {
     qs_metric metric;
-    void *arena;               /* backs every table below but the blobs */
-    size_t arena_used;
+    qs_arena arena;            /* backs every table below but the blobs */
     int axial;                 /* phase-1 moves are all 45, else 0..17 */
     int n_moves;               /* 18 or 45 */
     uint8_t cost[QS_MOVE_COUNT];

@@ -21,44 +21,72 @@ void qs_tables_free_base(qs_tables *t);
 /* ------------------------------------------------ H48 coordinate (h48.c)
  *
  * The pruning coordinate of issue 16, reduced by all 48 symmetries: the
- * corners' twist and tetrads (cocsep, H48_N_CLASS classes), which slice
- * each edge is in (esep) and, for h > 0, the orientation of edge cubies
- * 0..h-1. Index ((class * H48_N_ESEP + esep) << h) | eo bits, esep and eo
- * seen through the symmetry that takes the corners to the class
- * representative. HTM moves 0..17 only. */
-#define H48_N_COCSEP (70 * N_TWIST) /* tetrad separation x twist */
-#define H48_N_CLASS 3393
-#define H48_N_ESEP 34650            /* 12! / (4! 4! 4!) */
+ * corners' twist and a corner part (cocsep = part * N_TWIST + twist, in
+ * n_class classes), which slice each edge is in (esep) and, for h > 0, the
+ * orientation of edge cubies 0..h-1. The corner part is the corner
+ * permutation's coset modulo a group chosen by the level: 0, which tetrad
+ * each corner cubie is in (70 parts); 1, modulo the half-turn group (420,
+ * which fixes the permutations' parity too); 2, modulo its Klein-four part
+ * (2,520; see h48.c). Index ((class * H48_N_ESEP +
+ * esep) << h) | eo bits, esep and eo seen through the symmetry that takes
+ * the corners to the class representative. HTM moves 0..17 only. */
+#define H48_N_ESEP 34650             /* 12! / (4! 4! 4!) */
 #define H48_MAX_H 11
-#define H48_ENTRIES(h) ((uint64_t)H48_N_CLASS * H48_N_ESEP << (h))
+#define H48_MAX_LEVEL 2
+/* classes of 70, 420 and 2,520 parts x N_TWIST */
+#define H48_N_CLASS(level) \
+    ((level) == 0 ? 3393 : (level) == 1 ? 19926 : 116316)
+#define H48_ENTRIES(level, h) \
+    ((uint64_t)H48_N_CLASS(level) * H48_N_ESEP << (h))
 
 typedef struct qs_h48 {
-    int h;
+    qs_arena arena;                    /* backs the arrays below */
+    int h, level;
+    int n_part;                        /* 70, 420 or 2,520 corner parts */
+    int n_class;
+    uint32_t n_cocsep;                 /* n_part * N_TWIST */
     uint8_t sym_inv[48];
+    uint16_t part_of[N_PERM8];         /* corner permutation -> part */
+    uint16_t rank12[1 << 12];          /* 4-sets of 12 positions: rank */
+    uint8_t rank8[1 << 8];             /* 4-sets of 8 positions: rank */
+    uint16_t *part_rep;                /* [n_part] a permutation in it */
+    uint16_t (*part_move)[18];         /* [n_part] */
+    uint16_t (*twist_move)[18];        /* [N_TWIST] */
     /* class << 6 | the symmetry s with S x S^-1 the class representative */
-    uint32_t *cocsep_packed;           /* [H48_N_COCSEP] */
-    uint32_t *cocsep_move;             /* [H48_N_COCSEP][18] */
+    uint32_t *cocsep_packed;           /* [n_cocsep] */
     uint16_t (*esep_move)[18];         /* [H48_N_ESEP] */
     uint16_t (*esep_conj)[48];         /* [H48_N_ESEP]: S x S^-1 */
     uint8_t *esep_dist;                /* [H48_N_ESEP] exact, to solved */
-    uint32_t class_rep[H48_N_CLASS];   /* cocsep of the representative */
-    uint64_t class_stab[H48_N_CLASS];  /* bit s: S rep S^-1 = rep */
-    uint8_t class_dist[H48_N_CLASS];   /* exact distance of the corners'
-                                          class to the goal */
+    uint32_t *class_rep;               /* [n_class] cocsep of the
+                                          representative */
+    uint64_t *class_stab;              /* [n_class] bit s: S rep S^-1 =
+                                          rep */
+    uint8_t *class_dist;               /* [n_class] exact distance of the
+                                          corners' class to the goal */
 } qs_h48;
 
 /* The coordinates of a cube. */
-uint32_t qs_h48_cocsep(const qs_cube *c);
-int qs_h48_esep(const qs_cube *c);
+uint32_t qs_h48_cocsep(const qs_h48 *x, const qs_cube *c);
+int qs_h48_esep(const qs_h48 *x, const qs_cube *c);
 int qs_h48_eobits(const qs_cube *c, int h);
 /* The same from the cubie arrays alone (the search's inverse position). */
-uint32_t qs_h48_cocsep_of(const uint8_t cp[8], const uint8_t co[8]);
-int qs_h48_esep_of(const uint8_t ep[12]);
+uint32_t qs_h48_cocsep_of(const qs_h48 *x, const uint8_t cp[8],
+                          const uint8_t co[8]);
+int qs_h48_esep_of(const qs_h48 *x, const uint8_t ep[12]);
+
+/* cocsep after move m. */
+static inline uint32_t h48_cocsep_move(const qs_h48 *x, uint32_t cocsep,
+                                       int m)
+{
+    return (uint32_t)x->part_move[cocsep / N_TWIST][m] * N_TWIST +
+           x->twist_move[cocsep % N_TWIST][m];
+}
 
 /* The move, conjugation and class tables for parameter h (0..H48_MAX_H)
- * over t's moves (an HTM set: 18 moves); about 16 MB, 0.4 s. QS_OK,
- * QS_ERR_ARGUMENT, QS_ERR_NOMEM or QS_ERR_TABLES. */
-int qs_h48_create(const qs_tables *t, int h, qs_h48 **out);
+ * and corner level 0..H48_MAX_LEVEL over t's moves (an HTM set: 18
+ * moves); about 10 MB, 0.5 s. QS_OK, QS_ERR_ARGUMENT, QS_ERR_NOMEM or
+ * QS_ERR_TABLES. */
+int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out);
 void qs_h48_free(qs_h48 *x);
 
 /* The index of c, the same for every cube S c S^-1 (the least over the
@@ -76,7 +104,7 @@ static inline uint64_t h48_index(const qs_h48 *x, uint32_t cocsep, int esep,
     return (uint64_t)(p >> 6) * H48_N_ESEP + x->esep_conj[esep][p & 63];
 }
 
-/* The H48 blob (BLOB_H48): a 64-byte header (magic, h, base), then two
+/* The H48 blob (BLOB_H48): a 64-byte header (magic, h, base, level), then two
  * bits per index, four indices per byte, the first in the low bits.
  * Value v > 0 says the distance to the goal is base + v (3: at least
  * base + 3); v = 0 says at most base, and the bound is then the larger of
@@ -85,9 +113,12 @@ static inline uint64_t h48_index(const qs_h48 *x, uint32_t cocsep, int esep,
 #define H48_HEADER 64
 #define H48_HDR_H 4
 #define H48_HDR_BASE 5
+#define H48_HDR_LEVEL 6
 
 /* h of a blob with a valid header, else -1. */
 int qs_h48_h(const uint8_t *blob);
+/* The corner level of a blob with a valid header, else -1. */
+int qs_h48_level(const uint8_t *blob);
 
 static inline int h48_value(const uint8_t *blob, uint64_t i)
 {

@@ -250,7 +250,7 @@ qs_metric qs_tables_metric(const qs_tables *t);
  * optional blob), which makes qs_solve_optimal much faster. */
 int qs_tables_optimal_large(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's H48 table (the HTM
- * set's optional blob h48h0), which qs_solve_optimal then prunes with. */
+ * set's optional blob h48c1), which qs_solve_optimal then prunes with. */
 int qs_tables_optimal_h48(const qs_tables *t);
 /* Nonzero when a robot set holds its large move table (the optional blob
  * robot-phase1-moves), which robot_solve then prunes with. */

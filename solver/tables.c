@@ -19,26 +19,44 @@ enum { UNSET16 = 0xffff };
 #define ARENA_BYTES ((size_t)32 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
 
+int qs_arena_reserve(qs_arena *a, size_t capacity)
+{
+    void *p = mmap(NULL, capacity + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return QS_ERR_NOMEM;
+    a->base = p;
+    a->size = capacity + HUGE_PAGE;
+    /* Start on a huge-page boundary so every 2 MiB can be one page. */
+    a->used = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
+#ifdef MADV_HUGEPAGE
+    madvise((char *)p + a->used, capacity, MADV_HUGEPAGE);
+#endif
+    return QS_OK;
+}
+
+void *qs_arena_carve(qs_arena *a, size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (!a->base || a->used + bytes > a->size)
+        return NULL;
+    void *p = (char *)a->base + a->used;
+    a->used += bytes;
+    return p;
+}
+
+void qs_arena_free(qs_arena *a)
+{
+    if (a->base)
+        munmap(a->base, a->size);
+    a->base = NULL;
+}
+
 static void *carve(qs_tables *t, size_t bytes)
 {
-    if (!t->arena) {
-        void *p = mmap(NULL, ARENA_BYTES + HUGE_PAGE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-        t->arena = p;
-        /* Start on a huge-page boundary so every 2 MiB can be one page. */
-        t->arena_used = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
-#ifdef MADV_HUGEPAGE
-        madvise((char *)p + t->arena_used, ARENA_BYTES, MADV_HUGEPAGE);
-#endif
-    }
-    bytes = (bytes + 63) & ~(size_t)63;
-    if (t->arena_used + bytes > ARENA_BYTES + HUGE_PAGE)
+    if (!t->arena.base && qs_arena_reserve(&t->arena, ARENA_BYTES))
         return NULL;
-    void *p = (char *)t->arena + t->arena_used;
-    t->arena_used += bytes;
-    return p;
+    return qs_arena_carve(&t->arena, bytes);
 }
 
 static void conjugate(const qs_cube *sym, const qs_cube *sym_inv,
@@ -480,9 +498,7 @@ int qs_tables_init_base(qs_tables *t, qs_metric metric)
 
 void qs_tables_free_base(qs_tables *t)
 {
-    if (t->arena)
-        munmap(t->arena, ARENA_BYTES + HUGE_PAGE);
-    t->arena = NULL;
+    qs_arena_free(&t->arena);
 }
 
 int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
@@ -512,9 +528,11 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         }
         if (m == QS_METRIC_HTM && blobs[BLOB_H48]) {
             t->h48_blob = blobs[BLOB_H48];
-            err = qs_h48_h(t->h48_blob) != H48_BLOB_H
+            err = qs_h48_h(t->h48_blob) != H48_BLOB_H ||
+                          qs_h48_level(t->h48_blob) != H48_BLOB_LEVEL
                       ? QS_ERR_TABLES
-                      : qs_h48_create(t, H48_BLOB_H, &t->h48);
+                      : qs_h48_create(t, H48_BLOB_H, H48_BLOB_LEVEL,
+                                      &t->h48);
             if (err) {
                 qs_tables_free(t);
                 return err;

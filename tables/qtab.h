@@ -182,8 +182,9 @@ typedef enum {
                                table: no extra memory, slow optimal solves */
     QTAB_OPTIMAL_LARGE = 1, /* also the optional large table (845 MB per
                                metric, minutes to generate once) */
-    QTAB_OPTIMAL_H48 = 2,   /* instead, the H48 table (HTM only, 29 MB for
-                               h = 0; the QTM set is then the small one) */
+    QTAB_OPTIMAL_H48 = 2,   /* instead, the H48 table (HTM only, 173 MB,
+                               about a minute to generate once; the QTM set
+                               is then the small one) */
     QTAB_OPTIMAL_LARGE_H48 = 3, /* both (a bit per optional blob) */
 } qtab_optimal_size;
 

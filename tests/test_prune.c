@@ -438,71 +438,76 @@ static void sym_conjugate(const qs_cube sym[48], const uint8_t inv[48], int s,
     qs_cube_multiply(&tmp, &sym[inv[s]], out);
 }
 
-static void test_h48_coordinate(void **state)
+/* The coordinate with corner level `level` against the cubie model. */
+static void check_h48_coordinate(const qs_tables *t, int level)
 {
-    (void)state;
-    qs_tables *t = base_tables(QS_METRIC_HTM);
     qs_h48 *x, *x4, *bad;
-    assert_int_equal(qs_h48_create(t, -1, &bad), QS_ERR_ARGUMENT);
-    assert_int_equal(qs_h48_create(t, H48_MAX_H + 1, &bad), QS_ERR_ARGUMENT);
-    /* the class count is checked inside: 3,393 or QS_ERR_TABLES */
-    assert_int_equal(qs_h48_create(t, 0, &x), QS_OK);
-    assert_int_equal(qs_h48_create(t, 4, &x4), QS_OK);
+    assert_int_equal(qs_h48_create(t, -1, level, &bad), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_h48_create(t, H48_MAX_H + 1, level, &bad),
+                     QS_ERR_ARGUMENT);
+    assert_int_equal(qs_h48_create(t, 0, H48_MAX_LEVEL + 1, &bad),
+                     QS_ERR_ARGUMENT);
+    assert_int_equal(qs_h48_create(t, 0, -1, &bad), QS_ERR_ARGUMENT);
+    /* the part and class counts are checked inside, else QS_ERR_TABLES */
+    assert_int_equal(qs_h48_create(t, 0, level, &x), QS_OK);
+    assert_int_equal(qs_h48_create(t, 4, level, &x4), QS_OK);
+    assert_int_equal(x->n_part, level == 0 ? 70 : level == 1 ? 420 : 2520);
+    assert_int_equal(x->n_class, H48_N_CLASS(level));
     qs_cube sym[48], solved;
     qs_sym_cubes(sym);
     qs_cube_solved(&solved);
     /* the solved corners are a class of their own, fixed by all 48 */
     int cls;
-    uint64_t goal = h48_index(x, qs_h48_cocsep(&solved),
-                              qs_h48_esep(&solved), &cls);
+    uint64_t goal = h48_index(x, qs_h48_cocsep(x, &solved),
+                              qs_h48_esep(x, &solved), &cls);
     assert_int_equal(x->class_stab[cls], (1ull << 48) - 1);
     assert_int_equal(x->class_dist[cls], 0);
-    assert_int_equal(x->esep_dist[qs_h48_esep(&solved)], 0);
+    assert_int_equal(x->esep_dist[qs_h48_esep(x, &solved)], 0);
     assert_true(qs_h48_canonical_index(x, &solved) == goal);
     /* every class is a class: its stabiliser fixes its representative */
     int with_stab = 0;
-    for (int k = 0; k < H48_N_CLASS; k++) {
+    for (int k = 0; k < x->n_class; k++) {
         assert_int_equal((int)(x->cocsep_packed[x->class_rep[k]] >> 6), k);
         with_stab += x->class_stab[k] != 1;
     }
-    print_message("h48: %d classes, %d with symmetries\n", H48_N_CLASS,
-                  with_stab);
+    print_message("h48 level %d: %d classes, %d with symmetries\n", level,
+                  x->n_class, with_stab);
 
     uint64_t rng = 0x48u;
     for (int n = 0; n < 2000; n++) {
         qs_cube c, d, e;
         qs_cube_random(&c, &rng);
-        uint32_t cs = qs_h48_cocsep(&c);
-        int es = qs_h48_esep(&c);
-        assert_true(cs < H48_N_COCSEP);
+        uint32_t cs = qs_h48_cocsep(x, &c);
+        int es = qs_h48_esep(x, &c);
+        assert_true(cs < x->n_cocsep);
         assert_true(es >= 0 && es < H48_N_ESEP);
         for (int m = 0; m < 18; m++) {
             d = c;
             qs_cube_apply_move(&d, (qs_move)m);
-            assert_int_equal(x->cocsep_move[cs * 18 + (uint32_t)m],
-                             qs_h48_cocsep(&d));
-            assert_int_equal(x->esep_move[es][m], qs_h48_esep(&d));
+            assert_int_equal(h48_cocsep_move(x, cs, m),
+                             qs_h48_cocsep(x, &d));
+            assert_int_equal(x->esep_move[es][m], qs_h48_esep(x, &d));
         }
         uint64_t ci = qs_h48_canonical_index(x, &c);
         uint64_t ci4 = qs_h48_canonical_index(x4, &c);
-        assert_true(ci < H48_ENTRIES(0));
-        assert_true(ci4 < H48_ENTRIES(4));
+        assert_true(ci < H48_ENTRIES(level, 0));
+        assert_true(ci4 < H48_ENTRIES(level, 4));
         /* the least index has the least esep: h only appends bits */
         assert_true(ci4 >> 4 == ci);
         for (int s = 0; s < 48; s++) {
             sym_conjugate(sym, t->sym_inv, s, &c, &d);
-            assert_int_equal(x->esep_conj[es][s], qs_h48_esep(&d));
+            assert_int_equal(x->esep_conj[es][s], qs_h48_esep(x, &d));
             assert_int_equal(x->cocsep_packed[cs] >> 6,
-                             x->cocsep_packed[qs_h48_cocsep(&d)] >> 6);
+                             x->cocsep_packed[qs_h48_cocsep(x, &d)] >> 6);
             assert_true(qs_h48_canonical_index(x, &d) == ci);
             assert_true(qs_h48_canonical_index(x4, &d) == ci4);
         }
         /* the packed symmetry takes the corners to the representative */
         uint32_t p = x->cocsep_packed[cs];
         sym_conjugate(sym, t->sym_inv, (int)(p & 63), &c, &e);
-        assert_int_equal(qs_h48_cocsep(&e), x->class_rep[p >> 6]);
+        assert_int_equal(qs_h48_cocsep(x, &e), x->class_rep[p >> 6]);
         uint64_t fast = h48_index(x, cs, es, &cls);
-        assert_int_equal(fast, (uint64_t)cls * H48_N_ESEP + qs_h48_esep(&e));
+        assert_int_equal(fast, (uint64_t)cls * H48_N_ESEP + qs_h48_esep(x, &e));
     }
     /* the orientation bits, by hand: flip UR and UF in place */
     qs_cube f = solved;
@@ -512,6 +517,14 @@ static void test_h48_coordinate(void **state)
     assert_int_equal(qs_h48_eobits(&f, 0), 0);
     qs_h48_free(x);
     qs_h48_free(x4);
+}
+
+static void test_h48_coordinate(void **state)
+{
+    (void)state;
+    qs_tables *t = base_tables(QS_METRIC_HTM);
+    for (int level = 0; level <= H48_MAX_LEVEL; level++)
+        check_h48_coordinate(t, level);
     qs_tables_free_base(t);
     free(t);
 }
@@ -527,8 +540,7 @@ static void h48_expand(state_map *m, const qs_tables *t, uint64_t key, int d,
     (void)radius;
     for (int mv = 0; mv < 18; mv++)
         map_lower(m,
-                  (uint64_t)x->cocsep_move[cs * 18 + (uint32_t)mv] *
-                          H48_N_ESEP +
+                  (uint64_t)h48_cocsep_move(x, cs, mv) * H48_N_ESEP +
                       x->esep_move[es][mv],
                   d + 1);
 }
@@ -560,8 +572,8 @@ static void test_h48_table(void **state)
     map_init(&map, 24);
     qs_cube solved;
     qs_cube_solved(&solved);
-    map_lower(&map, (uint64_t)qs_h48_cocsep(&solved) * H48_N_ESEP +
-                        (uint64_t)qs_h48_esep(&solved), 0);
+    map_lower(&map, (uint64_t)qs_h48_cocsep(x, &solved) * H48_N_ESEP +
+                        (uint64_t)qs_h48_esep(x, &solved), 0);
     map_search(&map, t, R, h48_expand);
     uint64_t checked = 0, exact = 0;
     for (uint64_t i = 0; i <= map.mask; i++) {
@@ -595,15 +607,15 @@ static void test_h48_table(void **state)
     for (int n = 0; n < 3000; n++) {
         qs_cube c;
         qs_cube_random(&c, &rng);
-        uint32_t cs = qs_h48_cocsep(&c);
-        int es = qs_h48_esep(&c), cls;
+        uint32_t cs = qs_h48_cocsep(x, &c);
+        int es = qs_h48_esep(x, &c), cls;
         uint64_t idx = h48_index(x, cs, es, &cls);
         assert_int_equal(h48_value(blob, idx),
                          h48_value(blob, qs_h48_canonical_index(x, &c)));
         int d = h48_decoded(blob, idx);
         int closer = 0;
         for (int m = 0; m < 18; m++) {
-            uint32_t cs2 = x->cocsep_move[cs * 18 + (uint32_t)m];
+            uint32_t cs2 = h48_cocsep_move(x, cs, m);
             int es2 = x->esep_move[es][m], cls2;
             int d2 = h48_decoded(blob, h48_index(x, cs2, es2, &cls2));
             if (d == -1)
@@ -630,8 +642,8 @@ static void test_h48_table(void **state)
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
         }
         qs_cube_apply_moves(&s, moves, len);
-        cs = qs_h48_cocsep(&s);
-        es = qs_h48_esep(&s);
+        cs = qs_h48_cocsep(x, &s);
+        es = qs_h48_esep(x, &s);
         idx = h48_index(x, cs, es, &cls);
         assert_true(h48_bound(x, blob, idx, cls, es) <= len);
     }
