@@ -86,14 +86,9 @@ qs_metric cli_parse_metric(const char *opt, const char *s)
 
 qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
 {
-    if (strcmp(s, "small") == 0)
-        return QTAB_OPTIMAL_SMALL;
-    if (strcmp(s, "large") == 0)
-        return QTAB_OPTIMAL_LARGE;
-    if (strcmp(s, "h48") == 0)
-        return QTAB_OPTIMAL_H48;
-    if (strcmp(s, "large+h48") == 0)
-        return QTAB_OPTIMAL_LARGE_H48;
+    int size = qtab_optimal_size_parse(s);
+    if (size >= 0)
+        return (qtab_optimal_size)size;
     cli_usage_error("%s: unknown table size '%s' (small, large, h48 or "
                     "large+h48)", opt, s);
     return QTAB_OPTIMAL_SMALL;

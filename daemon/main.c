@@ -39,12 +39,14 @@ static void usage(FILE *out)
         "                        deadline_ms (default 600000; 0 = none)\n"
         "  --tables DIR          table directory (default: QUADSOLVE_TABLES or\n"
         "                        the cache directory)\n"
-        "  --optimal-tables small|large\n"
+        "  --optimal-tables small|large|h48|large+h48\n"
         "                        tables of the optimal solver (requests with\n"
         "                        \"optimal\": true) in the htm and qtm sets:\n"
         "                        small (default, no extra memory; a random cube\n"
-        "                        takes minutes) or large (an extra 845 MB table\n"
-        "                        per metric, generated once; much faster)\n"
+        "                        takes minutes), large (an extra 845 MB table\n"
+        "                        per metric, generated once; much faster), h48\n"
+        "                        (htm only: the 173 MB H48 table instead) or\n"
+        "                        large+h48 (both)\n"
         "  --robot-tables small|large\n"
         "                        tables of the robot search: large (default, a\n"
         "                        2.25 GB move table more, 2.9 GB in all; several\n"
@@ -230,12 +232,11 @@ int main(int argc, char **argv)
             cfg.tables_dir = VALUE();
         } else if (strcmp(a, "--optimal-tables") == 0) {
             const char *t = VALUE();
-            if (strcmp(t, "small") == 0)
-                cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
-            else if (strcmp(t, "large") == 0)
-                cfg.optimal_tables = QTAB_OPTIMAL_LARGE;
-            else
-                die("--optimal-tables: '%s' is not small or large", t);
+            int size = qtab_optimal_size_parse(t);
+            if (size < 0)
+                die("--optimal-tables: '%s' is not small, large, h48 or "
+                    "large+h48", t);
+            cfg.optimal_tables = (qtab_optimal_size)size;
         } else if (strcmp(a, "--robot-tables") == 0) {
             const char *t = VALUE();
             if (strcmp(t, "small") == 0)

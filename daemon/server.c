@@ -144,6 +144,17 @@ struct server {
 
 static int signal_pipe = -1; /* the only thing a signal handler touches */
 
+/* The optimal tables a loaded set holds, as a size. */
+static qtab_optimal_size optimal_tables_held(const qtab_set *set)
+{
+    const qs_tables *t = qtab_set_tables(set);
+    return (qtab_optimal_size)((qs_tables_optimal_large(t)
+                                    ? QTAB_OPTIMAL_LARGE
+                                    : 0) |
+                               (qs_tables_optimal_h48(t) ? QTAB_OPTIMAL_H48
+                                                         : 0));
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -419,14 +430,18 @@ static void *loader_main(void *arg)
             s->tables[m] = TABLES_READY;
             qlog_write(s->log, QLOG_INFO, "%s tables ready in %.0f ms",
                        qs_metric_name(m), now_ms() - t0);
-            if (qsv_optimal_supported(m) &&
-                s->cfg->optimal_tables == QTAB_OPTIMAL_LARGE &&
-                !qs_tables_optimal_large(qtab_set_tables(set)))
+            /* The H48 table exists in HTM only: QTM sets never have it. */
+            int wanted = (int)s->cfg->optimal_tables &
+                         (m == QS_METRIC_HTM ? QTAB_OPTIMAL_LARGE_H48
+                                             : QTAB_OPTIMAL_LARGE);
+            qtab_optimal_size held = optimal_tables_held(set);
+            if (qsv_optimal_supported(m) && (wanted & ~(int)held))
                 qlog_write(s->log, QLOG_WARN,
-                           "%s: --optimal-tables large, but the set has no "
-                           "large optimal table; optimal solves use the small "
-                           "bound",
-                           qs_metric_name(m));
+                           "%s: --optimal-tables %s, but the set has only "
+                           "the %s tables; optimal solves use those",
+                           qs_metric_name(m),
+                           qtab_optimal_size_name(s->cfg->optimal_tables),
+                           qtab_optimal_size_name(held));
         } else {
             s->tables[m] = TABLES_FAILED;
             snprintf(s->table_error[m], sizeof s->table_error[m], "%s",
@@ -656,9 +671,7 @@ static char *status_reply(server *s, const char *id)
             s->tables[m] == TABLES_READY)
             cJSON_AddStringToObject(
                 optimal, qs_metric_name((qs_metric)m),
-                qs_tables_optimal_large(qtab_set_tables(s->sets[m]))
-                    ? "large"
-                    : "small");
+                qtab_optimal_size_name(optimal_tables_held(s->sets[m])));
     cJSON_AddItemToObject(o, "optimal_tables", optimal);
     /* The robot search's table size, once its set is ready. */
     if (s->cfg->metrics[QS_METRIC_ROBOT] &&

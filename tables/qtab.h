@@ -188,6 +188,14 @@ typedef enum {
     QTAB_OPTIMAL_LARGE_H48 = 3, /* both (a bit per optional blob) */
 } qtab_optimal_size;
 
+/* The size called `name` on command lines ("small", "large", "h48" or
+ * "large+h48"), or -1 when `name` is none of them (or NULL). */
+int qtab_optimal_size_parse(const char *name);
+
+/* The name of size s, as qtab_optimal_size_parse reads it; "?" for a value
+ * that is no size. */
+const char *qtab_optimal_size_name(qtab_optimal_size s);
+
 /* Which tables the robot search gets (robot set only). */
 typedef enum {
     QTAB_ROBOT_LARGE = 0, /* also the optional move table (2.25 GB, 2.9 GB

@@ -227,6 +227,22 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
     return ((int)o->optimal & info->optional) != 0;
 }
 
+static const char *const optimal_size_names[] = {"small", "large", "h48",
+                                                  "large+h48"};
+
+int qtab_optimal_size_parse(const char *name)
+{
+    for (int s = 0; name && s < 4; s++)
+        if (strcmp(name, optimal_size_names[s]) == 0)
+            return s;
+    return -1;
+}
+
+const char *qtab_optimal_size_name(qtab_optimal_size s)
+{
+    return (int)s >= 0 && (int)s < 4 ? optimal_size_names[s] : "?";
+}
+
 /* What opening, generating and inspecting a metric's set begin with: the
  * metric checked, the table directory found (and made when make is set)
  * and the number of blobs the solver has for m. Failures are said through

@@ -132,6 +132,26 @@ static void count_report(void *ctx, const qtab_blob_report *r)
     }
 }
 
+/* The size names the CLI and the daemon accept, both ways. */
+static void test_optimal_size_names(void **state)
+{
+    (void)state;
+    const char *names[] = {"small", "large", "h48", "large+h48"};
+    const qtab_optimal_size sizes[] = {QTAB_OPTIMAL_SMALL, QTAB_OPTIMAL_LARGE,
+                                       QTAB_OPTIMAL_H48,
+                                       QTAB_OPTIMAL_LARGE_H48};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(qtab_optimal_size_parse(names[k]), (int)sizes[k]);
+        assert_string_equal(qtab_optimal_size_name(sizes[k]), names[k]);
+    }
+    const char *bad[] = {"", "Large", "h48+large", "huge", "large+h48 "};
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(qtab_optimal_size_parse(bad[k]), -1);
+    assert_int_equal(qtab_optimal_size_parse(NULL), -1);
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)4), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)-1), "?");
+}
+
 /* A set without the optional optimal tables is complete: info says
  * so, lists those blobs as absent, and a default open neither needs nor
  * generates it. */
@@ -189,6 +209,7 @@ static void test_truncated_and_header(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_optimal_size_names),
         cmocka_unit_test(test_optional_blob_absent),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
