@@ -54,8 +54,8 @@ typedef struct {
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3) */
     /* Only with the H48 table, and last, so that a search without it
-     * touches one cache line per node: its coordinates, and the inverse
-     * position's cubies. */
+     * touches one cache line per node: the edge coordinate (the corner one
+     * follows from corners and twist[0]) and the inverse's cubies. */
     uint16_t esep;
     uint8_t icp[8], ico[8], iep[12];
 } onode;

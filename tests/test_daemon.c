@@ -2107,6 +2107,19 @@ static void pause_daemon(void *ctx, const qsv_progress *p)
     pause_pid = 0;
 }
 
+/* The daemon's status names `want` as the HTM set's optimal tables. */
+static void expect_htm_optimal_tables(void *s, const char *want)
+{
+    send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+    cJSON *o = final_reply(s, 5000);
+    assert_non_null(o);
+    const cJSON *held = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(o, "optimal_tables"), "htm");
+    assert_true(cJSON_IsString(held));
+    assert_string_equal(held->valuestring, want);
+    cJSON_Delete(o);
+}
+
 /* SIGTERM while optimal searches run: CANCELLED, exit status 0. The
  * daemon is started with --optimal-tables small, the default; its second
  * worker runs a search whose client is gone. */
@@ -2146,15 +2159,8 @@ static void test_optimal_sigterm(void **state)
     qsv_client_close(c);
     kill(d.pid, SIGCONT);
     void *s = dealer(d.endpoint);
-    send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
-    cJSON *o = final_reply(s, 5000);
-    assert_non_null(o);
-    assert_string_equal(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(o, "optimal_tables"), "htm")
-            ->valuestring,
-        "small");
-    cJSON_Delete(o);
+    expect_htm_optimal_tables(s, "small");
+    cJSON *o;
     char req[512];
     snprintf(req, sizeof req,
              "{\"id\":\"deep\",\"op\":\"solve\",\"facelets\":\"%s\","
@@ -2204,16 +2210,9 @@ static void test_optimal_tables_h48(void **state)
     /* the first run in a cold cache generates the table (a minute) */
     wait_ready(&d, NULL, 600000);
     void *s = dealer(d.endpoint);
-    send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
-    cJSON *o = final_reply(s, 5000);
-    assert_non_null(o);
-    assert_string_equal(
-        cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(o, "optimal_tables"), "htm")
-            ->valuestring,
-        "h48");
-    cJSON_Delete(o);
+    expect_htm_optimal_tables(s, "h48");
     uint64_t seed = 0x48c1u;
+    cJSON *o;
     for (int i = 0; i < 2; i++) {
         char scramble[128], facelets[55], req[512];
         make_scramble(&seed, 13, 0, scramble, sizeof scramble);
