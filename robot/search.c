@@ -29,7 +29,11 @@
  * corner table (rcorners) bounds the whole rest of a path, phase 2
  * included, and so drops children deep in phase 1 whose corners alone
  * need more robot moves than the best solution leaves (about a third of
- * the phase-1 nodes).
+ * the phase-1 nodes). The large set's corner-path table (rpaths) then
+ * bounds a child by what its corners need when phase 1 must end within
+ * the job's length and phase 2 follow, a third fewer nodes again; its
+ * entries (145 MB, beyond the cache) are fetched with the corner entries
+ * and read only when a child is about to be visited.
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -523,9 +527,10 @@ typedef struct {
     uint16_t flip, twist, slice, corners;
     uint8_t op, o, set, cost, sym;
     int8_t dist;      /* phase-1 distance in its class, -1 until known */
-    uint8_t cdist;    /* robot moves its corners alone need */
+    uint8_t cdist;    /* robot moves its corners alone need (once the
+                         corner-path entry is read: the rest of the path) */
     uint8_t cshift;   /* corner entry: bit of the kid's class */
-    uint32_t cindex;  /* corner entry (rcorners) of a turn's kid */
+    uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
 } kid;
 
@@ -641,6 +646,9 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
         }
         c->cindex = robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
         __builtin_prefetch(&t->rcorners[c->cindex]);
+        if (t->rpaths)
+            __builtin_prefetch(
+                &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
         count++;
     }
     if (need < 0 && togo >= 2)
@@ -650,11 +658,19 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             if (!cost || cost >= togo)
                 continue;
             int k2 = d->cls[d->tilt_to[n->o][tilt]];
-            int cdist = robot_corner_dist(t, n->corners, n->twist, k2);
+            uint8_t shift;
+            uint32_t cindex =
+                robot_corner_index(t, n->corners, n->twist, k2, &shift);
+            int cdist = robot_corner_value(t->rcorners[cindex], shift);
             if (cdist > budget - cost)
                 continue;
+            if (t->rpaths)
+                __builtin_prefetch(
+                    &t->rpaths[robot_path_index(cindex, shift)]);
             kid *c = &kids[count];
             *c = *n;
+            c->cindex = cindex;
+            c->cshift = shift;
             c->op = (uint8_t)(TILT_OP + tilt);
             c->o = d->tilt_to[n->o][tilt];
             c->set = (uint8_t)set2;
@@ -697,6 +713,17 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     for (int i = 0; i < count && !w->halt; i++) {
         kid *c = &kids[i];
         int rest = togo - c->cost;
+        if (t->rpaths) {
+            /* Phase 1 has exactly `rest` moves left, then phase 2: what
+             * the corners need then (the entry was fetched in the first
+             * pass, and only now is it needed). */
+            int bound = robot_path_bound(
+                t->rpaths[robot_path_index(c->cindex, c->cshift)], rest);
+            if (bound > budget - c->cost)
+                continue;
+            if (bound > c->cdist)
+                c->cdist = (uint8_t)bound;
+        }
         int64_t g2 = 0;
         if (sh->by_time) {
             int tilted_op = c->op >= TILT_OP;

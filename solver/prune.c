@@ -773,22 +773,40 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
     return err;
 }
 
-static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
-                             bfs_job *job)
+/* The robot corner distances (rcorners_children's space, index
+ * (class * N_TWIST + twist) * 3 + k) in a new array of bytes, or NULL
+ * with *err set. */
+static uint8_t *rcorners_dist(const qs_tables *t, int threads, bfs_job *job,
+                              int *err)
 {
     space sp = {t, N_CORNERS_OPT * N_TILT, PHASE2_MAX_DIST, rcorners_children,
                 rcorners_equivalents, NULL};
     uint8_t *dist = malloc(sp.n);
-    if (!dist)
-        return QS_ERR_NOMEM;
+    if (!dist) {
+        *err = QS_ERR_NOMEM;
+        return NULL;
+    }
     job->sp = &sp;
     job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 1.0;
     uint64_t solved = (uint64_t)t->corner_class[0] * N_TWIST, starts[N_TILT];
     for (int k = 0; k < N_TILT; k++)
         starts[k] = solved * N_TILT + k;
-    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    *err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    job->sp = NULL; /* sp lives here only */
+    if (*err) {
+        free(dist);
+        return NULL;
+    }
+    return dist;
+}
+
+static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
+                             bfs_job *job)
+{
+    job->progress_base = 0;
+    job->progress_span = 1.0;
+    int err;
+    uint8_t *dist = rcorners_dist(t, threads, job, &err);
     for (uint64_t i = 0; !err && i < N_CORNERS_OPT; i++) {
         const uint8_t *d = &dist[i * N_TILT];
         int least = d[0] < d[1] ? d[0] : d[1];
@@ -803,6 +821,130 @@ static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
         buf[i] = e;
     }
     free(dist);
+    return err;
+}
+
+/* ---- robot corner paths (BLOB_ROBOT_PATHS) */
+
+/* The phase-2 robot moves the corners alone need, for every corner
+ * permutation c and tilt class k (index c * 3 + k), ending in any class:
+ * 120,960 states, a plain breadth-first search. */
+static void phase2_corner_moves(const qs_tables *t, uint8_t *d)
+{
+    memset(d, UNREACHED, (size_t)N_PERM8 * N_TILT);
+    for (int k = 0; k < N_TILT; k++)
+        d[k] = 0;
+    for (int level = 0, more = 1; more; level++) {
+        more = 0;
+        for (int c = 0; c < N_PERM8; c++)
+            for (int k = 0; k < N_TILT; k++) {
+                if (d[c * N_TILT + k] != level)
+                    continue;
+                for (int x = 0; x < t->n_p2; x++) {
+                    int m = t->p2_move[x];
+                    uint8_t *to = &d[move_row(t, t->corners_move, c)[m] *
+                                         N_TILT + k];
+                    if ((t->tilt_moves[k] >> m & 1) && *to == UNREACHED) {
+                        *to = (uint8_t)(level + 1);
+                        more = 1;
+                    }
+                }
+                for (int k2 = 0; k2 < N_TILT; k2++)
+                    if (d[c * N_TILT + k2] == UNREACHED) {
+                        d[c * N_TILT + k2] = (uint8_t)(level + 1);
+                        more = 1;
+                    }
+            }
+    }
+}
+
+/* One step of the corner-path bounds: next[i], the least over entry i and
+ * its children (one turn or tilt each) of prev, job->dist = prev, next in
+ * job->entries. A path with j moves left either stays or moves. */
+static void *paths_worker(void *arg)
+{
+    bfs_job *job = arg;
+    const space *sp = job->sp;
+    const uint8_t *prev = job->dist;
+    uint8_t *next = job->entries;
+    uint64_t child[MAX_CHILDREN], chunks = (sp->n + CHUNK - 1) / CHUNK;
+    uint8_t cost[MAX_CHILDREN];
+    for (;;) {
+        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
+        if (chunk >= chunks || cancelled(job))
+            break;
+        uint64_t end = (chunk + 1) * CHUNK;
+        if (end > sp->n)
+            end = sp->n;
+        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+            uint8_t least = prev[i];
+            int n = sp->children(sp, i, child, cost);
+            for (int k = 0; k < n; k++)
+                if (prev[child[k]] < least)
+                    least = prev[child[k]];
+            next[i] = least;
+        }
+        report(job, chunk, chunks);
+    }
+    return NULL;
+}
+
+/* Fills nibble j of every entry from nibble j - 1 (prev), for j = 1 to
+ * 14, through paths_worker. */
+static int rpaths_steps(const qs_tables *t, uint64_t *buf, uint8_t *prev,
+                        uint8_t *next, int threads, bfs_job *job)
+{
+    space sp = {t, N_CORNERS_OPT * N_TILT, 0, rcorners_children,
+                rcorners_equivalents, NULL};
+    job->sp = &sp;
+    for (int j = 1; j < ROBOT_PATH_NIBBLES; j++) {
+        job->dist = prev;
+        job->entries = next;
+        job->progress_base = 0.25 + 0.75 * (j - 1) / (ROBOT_PATH_NIBBLES - 1);
+        job->progress_span = 0.75 / (ROBOT_PATH_NIBBLES - 1);
+        atomic_store(&job->next_chunk, 0);
+        run_threads(threads, paths_worker, job);
+        if (cancelled(job))
+            return QS_ERR_CANCELLED;
+        for (uint64_t i = 0; i < sp.n; i++)
+            buf[i] |= (uint64_t)next[i] << (4 * j);
+        uint8_t *swap = prev;
+        prev = next;
+        next = swap;
+    }
+    job->sp = NULL;
+    return QS_OK;
+}
+
+static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
+                           bfs_job *job)
+{
+    const uint64_t n = N_CORNERS_OPT * N_TILT;
+    job->progress_base = 0;
+    job->progress_span = 0.25;
+    int err;
+    uint8_t *corners = rcorners_dist(t, threads, job, &err);
+    uint8_t *p2 = malloc((size_t)N_PERM8 * N_TILT), *prev = malloc(n),
+            *next = malloc(n);
+    if (corners && (!p2 || !prev || !next))
+        err = QS_ERR_NOMEM;
+    if (!err) {
+        phase2_corner_moves(t, p2);
+        /* No phase-1 move left: the corners are oriented, phase 2 follows. */
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t e = i / N_TILT;
+            int c = t->corner_rep[e / N_TWIST], k = (int)(i % N_TILT);
+            int v = e % N_TWIST == 0 ? p2[c * N_TILT + k] : 15;
+            prev[i] = (uint8_t)(v < 15 ? v : 15);
+            buf[i] = prev[i] |
+                     (uint64_t)(corners[i] < 15 ? corners[i] : 15) << 60;
+        }
+        err = rpaths_steps(t, buf, prev, next, threads, job);
+    }
+    free(corners);
+    free(p2);
+    free(prev);
+    free(next);
     return err;
 }
 
@@ -1109,8 +1251,9 @@ int qs_blob_count(qs_metric m)
         return BLOB_COUNT + 3;
     if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
-    /* The robot set's large move table is optional (--table-size). */
-    return m == QS_METRIC_ROBOT ? BLOB_COUNT + 2 : BLOB_COUNT;
+    /* The robot set's move and corner-path tables are optional
+     * (--table-size large). */
+    return m == QS_METRIC_ROBOT ? BLOB_COUNT + 3 : BLOB_COUNT;
 }
 
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
@@ -1125,6 +1268,14 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
             info->kind = 12;
             info->entries = N_PHASE1;
             info->bytes = N_PHASE1 * sizeof(robot_p1x);
+            info->optional = 1;
+            return QS_OK;
+        }
+        if (i == BLOB_ROBOT_PATHS) {
+            info->name = "corner-paths";
+            info->kind = 14;
+            info->entries = N_CORNERS_OPT * N_TILT;
+            info->bytes = N_CORNERS_OPT * N_TILT * sizeof(uint64_t);
             info->optional = 1;
             return QS_OK;
         }
@@ -1220,6 +1371,8 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
                   : i == BLOB_PHASE2 ? generate_rphase2(t, buf, threads, &job)
                   : i == BLOB_ROBOT_CORNERS
                       ? generate_rcorners(t, buf, threads, &job)
+                  : i == BLOB_ROBOT_PATHS
+                      ? generate_rpaths(t, buf, threads, &job)
                       : generate_rphase1x(t, buf, threads, &job);
         else if (i == BLOB_PHASE1)
             err = generate_phase1(t, buf, threads, &job);

@@ -519,6 +519,7 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         t->rphase2 = blobs[BLOB_PHASE2];
         t->rphase1x = blobs[BLOB_ROBOT_MOVES]; /* optional: may be NULL */
         t->rcorners = blobs[BLOB_ROBOT_CORNERS];
+        t->rpaths = blobs[BLOB_ROBOT_PATHS]; /* optional: may be NULL */
     } else {
         t->phase1 = blobs[BLOB_PHASE1];
         t->phase2 = blobs[BLOB_PHASE2];

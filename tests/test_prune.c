@@ -6,8 +6,8 @@
  * exactly that distance and exactly the moves that lead one step closer,
  * seen through whatever symmetry the lookup uses; the phase-2 tables must
  * never exceed it. The robot tables are checked the same way over states
- * that carry the tilt class, the large robot table's per-turn deltas
- * and the corner table included.
+ * that carry the tilt class, the large robot table's per-turn deltas,
+ * the corner table and the corner-path table included.
  */
 #include "testutil.h"
 
@@ -346,6 +346,137 @@ static void check_robot_corners(const qs_tables *t, int radius)
     map_free(&map);
 }
 
+/* ---- robot corner paths. Phase-2 corner keys: corners * 3 + k; all
+ * 120,960 are within the radius, so their distances are exact. */
+static void robot_p2_corners_expand(state_map *map, const qs_tables *t,
+                                    uint64_t key, int d, int radius)
+{
+    (void)radius; /* every robot move costs 1 */
+    int corners = (int)(key / N_TILT), k = (int)(key % N_TILT);
+    for (int x = 0; x < t->n_p2; x++) {
+        int m = t->p2_move[x];
+        if (t->tilt_moves[k] >> m & 1)
+            map_lower(map,
+                      (uint64_t)move_row(t, t->corners_move, corners)[m] *
+                              N_TILT + (uint64_t)k,
+                      d + 1);
+    }
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        map_lower(map, (uint64_t)corners * N_TILT + (uint64_t)k2, d + 1);
+}
+
+/* The corner-path entry of raw corners, twist and class k. */
+static uint64_t path_entry(const qs_tables *t, int corners, int twist, int k)
+{
+    uint8_t shift;
+    uint32_t i = robot_corner_index(t, corners, twist, k, &shift);
+    return t->rpaths[robot_path_index(i, shift)];
+}
+
+static int path_nibble(uint64_t e, int j) { return (int)(e >> (4 * j) & 15); }
+
+/* What nibble j must say, by trying every way of at most j turns and
+ * tilts: the least phase-2 corner distance (p2) of oriented corners
+ * reached, 15 when none is (or 15 and more). */
+static int paths_by_hand(const qs_tables *t, state_map *p2, int corners,
+                         int twist, int k, int j)
+{
+    int best = twist == 0 ? map_get(p2, (uint64_t)corners * N_TILT + k) : 15;
+    if (best > 15)
+        best = 15;
+    for (int m = 0; j > 0 && m < t->n_moves; m++)
+        if (t->tilt_moves[k] >> m & 1) {
+            int v = paths_by_hand(t, p2, move_row(t, t->corners_move, corners)[m],
+                                  move_row(t, t->twist_move, twist)[m], k,
+                                  j - 1);
+            if (v < best)
+                best = v;
+        }
+    for (int k2 = 0; j > 0 && k2 < N_TILT; k2++)
+        if (k2 != k) {
+            int v = paths_by_hand(t, p2, corners, twist, k2, j - 1);
+            if (v < best)
+                best = v;
+        }
+    return best;
+}
+
+/* The corner-path table against the raw truth: nibble 0 of oriented
+ * corners is their phase-2 distance, exact for every permutation and
+ * class; nibbles 1-3 equal a search of every short path on states a few
+ * moves from oriented corners; every nibble j follows from nibble j - 1
+ * of the state and its children, read through the symmetries, on random
+ * states; nibble 15 is the corner table's distance. */
+static void check_robot_paths(const qs_tables *t)
+{
+    assert_non_null(t->rpaths);
+    state_map p2;
+    map_init(&p2, 18);
+    for (int k = 0; k < N_TILT; k++)
+        map_lower(&p2, (uint64_t)k, 0);
+    map_search(&p2, t, 24, robot_p2_corners_expand);
+    assert_int_equal(p2.count, N_PERM8 * N_TILT);
+    int deepest = 0;
+    for (int c = 0; c < N_PERM8; c++)
+        for (int k = 0; k < N_TILT; k++) {
+            int d = map_get(&p2, (uint64_t)c * N_TILT + k);
+            if (d > deepest)
+                deepest = d;
+            assert_int_equal(path_nibble(path_entry(t, c, 0, k), 0),
+                             d < 15 ? d : 15);
+        }
+    assert_true(deepest >= 10); /* phase 2 is long for corners alone */
+
+    uint64_t rng = 20261125;
+    int short_paths = 0, steps = 0;
+    for (int i = 0; i < 400; i++) {
+        /* A few robot moves from oriented corners. */
+        int c = (int)(test_rand(&rng) % N_PERM8), tw = 0;
+        int k = (int)(test_rand(&rng) % N_TILT);
+        for (int n = (int)(test_rand(&rng) % 4); n > 0; n--) {
+            int m = (int)(test_rand(&rng) % (uint64_t)t->n_moves);
+            if (!(t->tilt_moves[k] >> m & 1))
+                continue;
+            c = move_row(t, t->corners_move, c)[m];
+            tw = move_row(t, t->twist_move, tw)[m];
+        }
+        uint64_t e = path_entry(t, c, tw, k);
+        for (int j = 0; j <= 3; j++) {
+            assert_int_equal(path_nibble(e, j),
+                             paths_by_hand(t, &p2, c, tw, k, j));
+            short_paths++;
+        }
+        /* Anywhere: the step from j - 1 to j, and the corners' nibble. */
+        c = (int)(test_rand(&rng) % N_PERM8);
+        tw = (int)(test_rand(&rng) % N_TWIST);
+        e = path_entry(t, c, tw, k);
+        assert_int_equal((int)(e >> 60), robot_corner_dist(t, c, tw, k));
+        for (int j = 1; j < ROBOT_PATH_NIBBLES; j++) {
+            int least = path_nibble(e, j - 1);
+            for (int m = 0; m < t->n_moves; m++)
+                if (t->tilt_moves[k] >> m & 1) {
+                    int v = path_nibble(
+                        path_entry(t, move_row(t, t->corners_move, c)[m],
+                                   move_row(t, t->twist_move, tw)[m], k),
+                        j - 1);
+                    if (v < least)
+                        least = v;
+                }
+            for (int k2 = 0; k2 < N_TILT; k2++) {
+                int v = path_nibble(path_entry(t, c, tw, k2), j - 1);
+                if (v < least)
+                    least = v;
+            }
+            assert_int_equal(path_nibble(e, j), least);
+            steps++;
+        }
+    }
+    print_message("robot: corner paths: %d permutations x 3 classes exact, "
+                  "%d short-path nibbles, %d steps checked\n",
+                  N_PERM8, short_paths, steps);
+    map_free(&p2);
+}
+
 /* Phase 2 keys: ((corners * 40320 + udedges) * 24 + slice order) * 9 +
  * k * 3 + e, e the class the search must end in. */
 static void robot_p2_expand(state_map *map, const qs_tables *t,
@@ -409,6 +540,7 @@ static void test_robot(void **state)
     check_robot_phase1(t, 5);
     check_robot_phase2(t, 6);
     check_robot_corners(t, 5);
+    check_robot_paths(t);
     qtab_close(set);
 }
 

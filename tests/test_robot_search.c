@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include "robot.h"
+#include "qs_engine.h"
 
 #include <stdatomic.h>
 
@@ -75,12 +76,8 @@ static void assert_executes(const qs_cube *c, const robot_solution *s)
 /* n random moves out of the first `pool` move numbers (xorshift). */
 static void random_moves(uint64_t *rng, qs_move *moves, int n, int pool)
 {
-    for (int i = 0; i < n; i++) {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        moves[i] = (qs_move)(*rng % (uint64_t)pool);
-    }
+    for (int i = 0; i < n; i++)
+        moves[i] = (qs_move)(test_rand(rng) % (uint64_t)pool);
 }
 
 /* The default options with the given threads and time limit (0: none). */
@@ -173,38 +170,60 @@ static void test_benchmark_cubes(void **state)
 /* The large move table decides exactly as the children's distances do:
  * one thread, a length limit and no time limit make the search
  * deterministic, so with either table set it visits the same nodes and
- * returns the same solution; only the large set gets there sooner. */
+ * returns the same solution; only the large set gets there sooner. The
+ * large set's corner-path table only drops children that cannot finish
+ * within the limit: the same solution again, from fewer nodes. It is
+ * taken out of a shallow copy of the large set for the first part. */
 static void test_large_table_same_search(void **state)
 {
     (void)state;
     const qs_tables *large = robot_tables();
     assert_true(qs_tables_robot_large(large));
+    assert_non_null(large->rpaths);
+    qs_tables *moves_only = malloc(sizeof *moves_only);
+    assert_non_null(moves_only);
+    *moves_only = *large;
+    moves_only->rpaths = NULL;
     qtab_set *small_set = test_open_robot_sized(QTAB_ROBOT_SMALL);
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
+    assert_null(small->rpaths);
 
     robot_solve_options o = options(1, 0);
     o.max_len = 21;
-    uint64_t nodes = 0;
+    uint64_t nodes = 0, nodes_paths = 0;
     for (int i = 0; i < 12; i++) {
         qs_cube c = cube_of(cubes[i]);
-        robot_solution a, b;
-        qs_stats sa, sb;
-        int na = 0, nb = 0;
+        robot_solution a, b, p;
+        qs_stats sa, sb, sp;
+        int na = 0, nb = 0, np = 0;
         assert_int_equal(robot_solve(small, &model, &profile, &c, &o, &a, 1,
                                      &na, &sa),
                          ROBOT_OK);
-        assert_int_equal(robot_solve(large, &model, &profile, &c, &o, &b, 1,
-                                     &nb, &sb),
+        assert_int_equal(robot_solve(moves_only, &model, &profile, &c, &o,
+                                     &b, 1, &nb, &sb),
+                         ROBOT_OK);
+        assert_int_equal(robot_solve(large, &model, &profile, &c, &o, &p, 1,
+                                     &np, &sp),
                          ROBOT_OK);
         assert_executes(&c, &b);
+        assert_executes(&c, &p);
         assert_int_equal(a.n, b.n);
         assert_memory_equal(a.moves, b.moves, a.n);
         assert_int_equal(sa.phase1_nodes, sb.phase1_nodes);
         assert_int_equal(sa.phase2_nodes, sb.phase2_nodes);
+        assert_int_equal(p.n, b.n);
+        assert_memory_equal(p.moves, b.moves, b.n);
+        assert_true(sp.phase1_nodes <= sb.phase1_nodes);
         nodes += sb.phase1_nodes;
+        nodes_paths += sp.phase1_nodes;
     }
+    print_message("phase-1 nodes: %llu with the move table, %llu with the "
+                  "corner paths too\n",
+                  (unsigned long long)nodes, (unsigned long long)nodes_paths);
     assert_true(nodes > 1000); /* the comparison covered real searches */
+    assert_true(nodes_paths < nodes);
+    free(moves_only);
     qtab_close(small_set);
 }
 

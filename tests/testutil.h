@@ -241,6 +241,16 @@ static inline pid_t test_fork(void)
     return -1;
 }
 
+/* The next number of a xorshift generator whose state (any nonzero
+ * seed) the test owns, so every run draws the same samples. */
+static inline uint64_t test_rand(uint64_t *rng)
+{
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    return *rng;
+}
+
 /* Milliseconds of the monotonic clock. */
 #include <time.h>
 static inline int64_t test_mono_ms(void)
