@@ -55,7 +55,7 @@ void cli_usage(FILE *out)
         "                       tables: --optimal large adds 845 MB\n"
         "                       (generated once in minutes), h48 173 MB\n"
         "                       (a minute; HTM only, the H48 table),\n"
-        "                       --metric robot large adds 2.25 GB\n"
+        "                       --metric robot large adds 2.4 GB\n"
         "                       (about a minute); small is for small\n"
         "                       machines and much slower\n"
         "    --json             one JSON object per input\n"

@@ -17,7 +17,10 @@
  *   class (the axis the robot cannot turn), see qs_internal.h; robot
  *   phase1-moves adds to the phase-1 distances what each turn does to them
  *   (robot_p1x); robot corners, the corner table's distances in robot
- *   moves per tilt class, bounds the whole cube anywhere in the search.
+ *   moves per tilt class, bounds the whole cube anywhere in the search;
+ *   robot corner paths, what the corners need when phase 1 has exactly j
+ *   moves left and phase 2 follows (BLOB_ROBOT_PATHS), is the least over
+ *   children of the step before, from the corners' phase-2 distances.
  *
  * All are breadth-first searches in the metric's units (moves of cost 2
  * exist in the quarter-turn metrics), spread over threads: early levels

@@ -198,9 +198,10 @@ const char *qtab_optimal_size_name(qtab_optimal_size s);
 
 /* Which tables the robot search gets (robot set only). */
 typedef enum {
-    QTAB_ROBOT_LARGE = 0, /* also the optional move table (2.25 GB, 2.9 GB
-                             for the set; the robot search is several times
-                             faster with it) */
+    QTAB_ROBOT_LARGE = 0, /* also the optional move and corner-path
+                             tables (2.25 GB and 145 MB, 3.13 GB for the
+                             set; the robot search is several times faster
+                             with them) */
     QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small
                              robot computers */
 } qtab_robot_size;
