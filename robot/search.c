@@ -31,7 +31,7 @@
  * need more robot moves than the best solution leaves (about a third of
  * the phase-1 nodes). The large set's corner-path table (rpaths) then
  * bounds a child by what its corners need when phase 1 must end within
- * the job's length and phase 2 follow, a third fewer nodes again; its
+ * the job's length and phase 2 follow, about 40% fewer nodes again; its
  * entries (145 MB, beyond the cache) are fetched with the corner entries
  * and read only when a child is about to be visited.
  *
