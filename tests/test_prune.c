@@ -386,7 +386,8 @@ static int paths_by_hand(const qs_tables *t, state_map *p2, int corners,
         best = 15;
     for (int m = 0; j > 0 && m < t->n_moves; m++)
         if (t->tilt_moves[k] >> m & 1) {
-            int v = paths_by_hand(t, p2, move_row(t, t->corners_move, corners)[m],
+            int v = paths_by_hand(t, p2,
+                                  move_row(t, t->corners_move, corners)[m],
                                   move_row(t, t->twist_move, twist)[m], k,
                                   j - 1);
             if (v < best)
