@@ -233,30 +233,24 @@ static inline int h48_useful(const shared *sh, int rest)
     return rest > 0 && rest < sh->h48_max;
 }
 
-/* Of the children kid[0..nk) that the H48 table may cut (bit k of `want`),
- * those that it puts beyond their `rest` moves left: first by their own
- * entries, then the others by their inverse's. Each step is taken for all
- * of them before the next (coordinates, entries located, entries read),
- * so that their memory reads overlap. */
-static inline uint32_t h48_cut(const shared *sh, const onode *kid,
-                               const int *rest, uint32_t want)
+/* Of the children of `want` (bit k: kid[k]), those whose own entries
+ * (or, with `inverse`, their inverse's) put them beyond their `rest`
+ * moves left. Each step is taken for all of them before the next
+ * (coordinates, entries located, entries read), so that their memory
+ * reads overlap. */
+static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
+                                const onode *kid, const int *rest,
+                                uint32_t want, int inverse)
 {
-    const qs_h48 *x = sh->h48;
-    const uint8_t *blob = sh->t->h48_blob;
     hprobe p[18];
     uint32_t cut = 0;
-    for (uint32_t b = want; b; b &= b - 1)
-        hp_start_own(x, &p[__builtin_ctz(b)], &kid[__builtin_ctz(b)]);
-    for (uint32_t b = want; b; b &= b - 1)
-        hp_locate(x, blob, &p[__builtin_ctz(b)]);
     for (uint32_t b = want; b; b &= b - 1) {
         int k = __builtin_ctz(b);
-        if (hp_bound(x, blob, &p[k]) > rest[k])
-            cut |= 1u << k;
+        if (inverse)
+            hp_start_inverse(x, &p[k], &kid[k]);
+        else
+            hp_start_own(x, &p[k], &kid[k]);
     }
-    want &= ~cut;
-    for (uint32_t b = want; b; b &= b - 1)
-        hp_start_inverse(x, &p[__builtin_ctz(b)], &kid[__builtin_ctz(b)]);
     for (uint32_t b = want; b; b &= b - 1)
         hp_locate(x, blob, &p[__builtin_ctz(b)]);
     for (uint32_t b = want; b; b &= b - 1) {
@@ -265,6 +259,18 @@ static inline uint32_t h48_cut(const shared *sh, const onode *kid,
             cut |= 1u << k;
     }
     return cut;
+}
+
+/* Of the children kid[0..nk) that the H48 table may cut (bit k of `want`),
+ * those that it puts beyond their `rest` moves left: first by their own
+ * entries, then the others by their inverse's. */
+static inline uint32_t h48_cut(const shared *sh, const onode *kid,
+                               const int *rest, uint32_t want)
+{
+    const qs_h48 *x = sh->h48;
+    const uint8_t *blob = sh->t->h48_blob;
+    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0);
+    return cut | h48_pass(x, blob, kid, rest, want & ~cut, 1);
 }
 
 static inline uint32_t fs_index(const onode *n, int r)

@@ -355,6 +355,24 @@ static void report(bfs_job *job, uint64_t chunk, uint64_t chunks)
     pthread_mutex_unlock(&job->progress_lock);
 }
 
+/* Claims the job's next chunk of entries, [*begin, *end); 0 when none is
+ * left or the job is cancelled. With `progress`, a pass over the whole
+ * space: its share of the job's progress is reported as chunks pass (a
+ * breadth-first level reports its own). */
+static int claim_chunk(bfs_job *job, int progress, uint64_t *begin,
+                       uint64_t *end)
+{
+    uint64_t n = job->sp->n, chunks = (n + CHUNK - 1) / CHUNK;
+    uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
+    if (chunk >= chunks || cancelled(job))
+        return 0;
+    if (progress && chunk > 0)
+        report(job, chunk - 1, chunks);
+    *begin = chunk * CHUNK;
+    *end = *begin + CHUNK < n ? *begin + CHUNK : n;
+    return 1;
+}
+
 static void *bfs_level_worker(void *arg)
 {
     bfs_job *job = arg;
@@ -363,16 +381,9 @@ static void *bfs_level_worker(void *arg)
     const int d = job->level;
     uint64_t child[MAX_CHILDREN], equiv[MAX_EQUIV];
     uint8_t cost[MAX_CHILDREN];
-    uint64_t chunks = (sp->n + CHUNK - 1) / CHUNK;
-
-    for (;;) {
-        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
-        if (chunk >= chunks || cancelled(job))
-            break;
-        uint64_t end = (chunk + 1) * CHUNK;
-        if (end > sp->n)
-            end = sp->n;
-        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+    uint64_t begin, end;
+    while (claim_chunk(job, 0, &begin, &end)) {
+        for (uint64_t i = begin; i < end; i++) {
             uint8_t here = __atomic_load_n(&dist[i], __ATOMIC_RELAXED);
             if (!job->backward) {
                 if (here != d)
@@ -482,16 +493,10 @@ static void *mask_worker(void *arg)
     const space *sp = job->sp;
     const qs_tables *t = sp->t;
     const uint8_t *dist = job->dist;
-    uint64_t child[MAX_CHILDREN], chunks = (sp->n + CHUNK - 1) / CHUNK;
+    uint64_t child[MAX_CHILDREN], begin, end;
     uint8_t cost[MAX_CHILDREN];
-    for (;;) {
-        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
-        if (chunk >= chunks || cancelled(job))
-            break;
-        uint64_t end = (chunk + 1) * CHUNK;
-        if (end > sp->n)
-            end = sp->n;
-        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+    while (claim_chunk(job, 1, &begin, &end)) {
+        for (uint64_t i = begin; i < end; i++) {
             int n = sp->children(sp, i, child, cost);
             for (int k = 0; k < n; k++)
                 __builtin_prefetch(&dist[child[k]]);
@@ -515,7 +520,6 @@ static void *mask_worker(void *arg)
             else
                 ((uint32_t *)job->entries)[i] = (uint32_t)entry;
         }
-        report(job, chunk, chunks);
     }
     return NULL;
 }
@@ -870,16 +874,10 @@ static void *paths_worker(void *arg)
     const space *sp = job->sp;
     const uint8_t *prev = job->dist;
     uint8_t *next = job->entries;
-    uint64_t child[MAX_CHILDREN], chunks = (sp->n + CHUNK - 1) / CHUNK;
+    uint64_t child[MAX_CHILDREN], begin, end;
     uint8_t cost[MAX_CHILDREN];
-    for (;;) {
-        uint64_t chunk = atomic_fetch_add(&job->next_chunk, 1);
-        if (chunk >= chunks || cancelled(job))
-            break;
-        uint64_t end = (chunk + 1) * CHUNK;
-        if (end > sp->n)
-            end = sp->n;
-        for (uint64_t i = chunk * CHUNK; i < end; i++) {
+    while (claim_chunk(job, 1, &begin, &end)) {
+        for (uint64_t i = begin; i < end; i++) {
             uint8_t least = prev[i];
             int n = sp->children(sp, i, child, cost);
             for (int k = 0; k < n; k++)
@@ -887,7 +885,6 @@ static void *paths_worker(void *arg)
                     least = prev[child[k]];
             next[i] = least;
         }
-        report(job, chunk, chunks);
     }
     return NULL;
 }
