@@ -88,6 +88,12 @@ typedef struct {
     uint16_t slice_solved;
     uint64_t start_ns;
 
+    /* The symmetries other than the identity that map the cube onto
+     * itself (none when every solution is wanted): jobs are then the
+     * least prefixes of their orbits (add_jobs). */
+    int n_sym;
+    uint8_t sym[47];
+
     int depth;                /* the total length being searched */
     qs_jobs jobs;             /* of job */
     qs_halt halt;
@@ -753,8 +759,55 @@ static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
     return h;
 }
 
+/* Whether path[0..n) is the least of its images under the cube's
+ * symmetries, compared move by move. A prefix that is not has no
+ * extension that is, so the search below it can be skipped at once.
+ *
+ * Why nothing is lost: of a solution w and its images g(w), take the one
+ * whose canonical form u is least. Making a word canonical only moves U,
+ * R or F turns before the opposite face's, which lowers it, so for every
+ * symmetry g, g(u) >= canonical(g(u)) >= u: u and each of its prefixes
+ * are the least of their orbits, and u is canonical, so some job lists
+ * u's prefix and its search finds u. */
+static int least_in_orbit(const shared *sh, const qs_move *path, int n)
+{
+    for (int i = 0; i < sh->n_sym; i++) {
+        for (int k = 0; k < n; k++) {
+            int image = sh->t->move_conj[path[k]][sh->sym[i]];
+            if (image != path[k]) {
+                if (image < path[k])
+                    return 0;
+                break;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Finds the symmetries S with S c S^-1 = c. Each maps a solution of c,
+ * move by move, to another solution of c (move_conj), so of a prefix and
+ * its images one job suffices: for a 48-fold symmetric cube such as the
+ * superflip that is about a 48th of the search. Not when every solution
+ * is wanted, since the search would then list one of each orbit. */
+static void find_symmetries(shared *sh, const qs_cube *c)
+{
+    sh->n_sym = 0;
+    if (sh->o->all)
+        return;
+    qs_cube sym[48];
+    qs_sym_cubes(sym);
+    for (int s = 1; s < 48; s++) {
+        qs_cube tmp, y;
+        qs_cube_multiply(&sym[s], c, &tmp);
+        qs_cube_multiply(&tmp, &sym[sh->t->sym_inv[s]], &y);
+        if (qs_cube_equal(&y, c))
+            sh->sym[sh->n_sym++] = (uint8_t)s;
+    }
+}
+
 /* Lists the jobs of the current depth: the canonical sequences of PREFIX
- * moves (or fewer, when they use up the length) that pass the bound. */
+ * moves (or fewer, when they use up the length) that pass the bound and
+ * are the least of their orbits under the cube's symmetries. */
 static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
                     int canon, qs_move *path, int depth)
 {
@@ -772,11 +825,13 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         int rest = togo - t->cost[m];
         if (rest < 0)
             continue;
+        path[depth] = (qs_move)m;
+        if (!least_in_orbit(sh, path, depth + 1))
+            continue;
         onode kid;
         oentry ke;
         if (child_bound(sh, n, m, &kid, &ke) > rest)
             continue;
-        path[depth] = (qs_move)m;
         int err = add_jobs(sh, &kid, &ke, rest, t->canon_next[m], path,
                            depth + 1);
         if (err)
@@ -928,6 +983,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->h48 = t->h48;
     sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;
     init_frames(sh, c);
+    find_symmetries(sh, c);
 
     oentry en;
     int depth = lookup(t, &sh->root, &en), proven = -1;

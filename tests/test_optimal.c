@@ -7,8 +7,8 @@
  *
  * Searches are kept short (optimal lengths up to about 13) so the test
  * stays fast under the sanitizers; random cubes belong to the benchmark.
- * Proving the superflip's 20 takes hours with the current tables, so that
- * test only runs with QUADSOLVE_LONG_TESTS=1.
+ * Proving the superflip's 20 takes minutes even with its 48 symmetries
+ * used, so that test only runs with QUADSOLVE_LONG_TESTS=1.
  */
 #include "testutil.h"
 
@@ -259,7 +259,7 @@ static void log_depth(void *ctx, int depth, int found, uint64_t nodes,
 
 /* The superflip needs 20 face turns: quickly, that none of at most 15
  * exists and that each length was reported; the full proof only with
- * QUADSOLVE_LONG_TESTS=1 (hours with the current tables). */
+ * QUADSOLVE_LONG_TESTS=1 (about 2 minutes with the large table). */
 static void test_superflip(void **state)
 {
     (void)state;
@@ -290,6 +290,87 @@ static void test_superflip(void **state)
     const char *long_tests = getenv("QUADSOLVE_LONG_TESTS");
     if (long_tests && strcmp(long_tests, "1") == 0)
         assert_int_equal(optimal_length(QS_METRIC_HTM, &c), 20);
+}
+
+/* Words of blocks that each symmetry of a group maps to itself give cubes
+ * with that symmetry: the half turn about U-D (blocks of one or two
+ * opposite faces turned alike, R L = L R), and the mirror that swaps U and
+ * D (U D' is its own image, the side faces only by half turns). The
+ * blocks of two opposite faces are where the image of a canonical
+ * solution is not canonical. The search that keeps one prefix of each
+ * orbit must find the length the search over all prefixes finds (all = 1
+ * never reduces). */
+static void test_symmetric_cubes(void **state)
+{
+    (void)state;
+    static const char *blocks[2][12] = {
+        {"U", "U2", "U'", "D", "D2", "D'", "R L", "R2 L2", "R' L'", "F B",
+         "F2 B2", "F' B'"},
+        {"R2", "L2", "F2", "B2", "U D'", "U' D", "U2 D2"}};
+    static const int n_blocks[2] = {12, 7};
+    uint64_t seed = 20261125;
+    for (int k = 0; k < 16; k++) {
+        char word[128] = "";
+        int last_axis = -1;
+        for (int b = 0; b < 6; b++) {
+            const char *block;
+            int axis;
+            do { /* never one axis twice in a row: nothing cancels */
+                block = blocks[k % 2][test_rand(&seed) % n_blocks[k % 2]];
+                axis = strchr("UD", block[0])   ? 0
+                       : strchr("RL", block[0]) ? 1
+                                                : 2;
+            } while (axis == last_axis);
+            last_axis = axis;
+            strcat(word, block);
+            strcat(word, " ");
+        }
+        qs_cube c = scrambled(word);
+        qs_metric m = k % 4 == 2 ? QS_METRIC_QTM : QS_METRIC_HTM;
+        qs_optimal_options o;
+        qs_optimal_options_default(&o);
+        o.threads = 2;
+        qs_solution one[1], every[64];
+        int n_one = 0, n_every = 0;
+        assert_int_equal(qs_solve_optimal(tables(m), &c, &o, one, 1, &n_one,
+                                          NULL),
+                         QS_OK);
+        o.all = 1;
+        assert_int_equal(qs_solve_optimal(tables(m), &c, &o, every, 64,
+                                          &n_every, NULL),
+                         QS_OK);
+        assert_int_equal(n_one, 1);
+        test_assert_solves(&c, &one[0]);
+        assert_true(n_every >= 1);
+        assert_int_equal(one[0].length, every[0].length);
+    }
+}
+
+/* The superflip is mapped onto itself by all 48 symmetries, so a search
+ * for one solution takes one prefix of each orbit: far fewer nodes for
+ * the same proof that none of at most 15 moves exists. */
+static void test_symmetry_saves_nodes(void **state)
+{
+    (void)state;
+    qs_cube c;
+    assert_int_equal(qs_cube_from_facelets(superflip, &c, NULL, 0), QS_OK);
+    qs_optimal_options o;
+    qs_optimal_options_default(&o);
+    o.threads = 2;
+    o.max_len = 15;
+    qs_solution sol[1];
+    int n = 0;
+    qs_stats reduced, whole;
+    assert_int_equal(qs_solve_optimal(tables(QS_METRIC_HTM), &c, &o, sol, 1,
+                                      &n, &reduced),
+                     QS_ERR_NOT_FOUND);
+    o.all = 1;
+    assert_int_equal(qs_solve_optimal(tables(QS_METRIC_HTM), &c, &o, sol, 1,
+                                      &n, &whole),
+                     QS_ERR_NOT_FOUND);
+    assert_int_equal(reduced.phase1_depth, 15);
+    assert_int_equal(whole.phase1_depth, 15);
+    assert_true(reduced.phase1_nodes * 10 < whole.phase1_nodes);
 }
 
 /* Optimal is never longer than the two-phase solver, on scrambles short
@@ -482,6 +563,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_all),
         cmocka_unit_test(test_not_longer_than_two_phase),
         cmocka_unit_test(test_superflip),
+        cmocka_unit_test(test_symmetric_cubes),
+        cmocka_unit_test(test_symmetry_saves_nodes),
         cmocka_unit_test(test_cancel),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
