@@ -259,7 +259,7 @@ static void log_depth(void *ctx, int depth, int found, uint64_t nodes,
 
 /* The superflip needs 20 face turns: quickly, that none of at most 15
  * exists and that each length was reported; the full proof only with
- * QUADSOLVE_LONG_TESTS=1 (about 2 minutes with the large table). */
+ * QUADSOLVE_LONG_TESTS=1 (about 70 s with the large table). */
 static void test_superflip(void **state)
 {
     (void)state;
