@@ -76,12 +76,15 @@ typedef struct {
     uint64_t file_bytes;       /* size of the file on disk */
 } qtab_file_header;
 
-/* The verified payload of a table file, loaded into memory. */
+/* The verified payload of a table file, in memory. */
 typedef struct {
     const void *payload;     /* header.desc.bytes bytes */
     qtab_file_header header;
-    void *base;              /* the allocation (for qtab_file_unmap) */
+    void *base;              /* the allocation or the file's mapping (for
+                                qtab_file_unmap) */
     size_t length;
+    int shared;              /* 1: base maps the file itself, shared with
+                                the page cache; 0: a copy of the payload */
 } qtab_mapping;
 
 /* The size of the fixed file header in bytes. */
@@ -117,9 +120,12 @@ int qtab_file_write(const char *path, const qtab_file_desc *desc,
 int qtab_file_info(const char *path, const qtab_file_desc *expect,
                    qtab_file_header *out);
 
-/* Does every check of qtab_file_info, then reads the payload into memory
- * backed by huge pages where the kernel allows (the search reads it at
- * random) and verifies the payload checksum with up to `threads` threads (<= 0:
+/* Does every check of qtab_file_info, then brings the payload into memory
+ * in 2 MiB pages where the kernel allows (the search reads it at random):
+ * the file mapped read-only from the page cache where the kernel keeps it
+ * there in 2 MiB pages (no copy, shared by every process; the file must
+ * not be truncated while mapped, which qtab_file_write never does), else
+ * read into huge-page memory of its own; then verifies the payload checksum with up to `threads` threads (<= 0:
  * online CPUs), failing with QTAB_ERR_CHECKSUM. On success *out holds the
  * mapping, to be released with qtab_file_unmap; on failure *out is zeroed
  * except out->header, filled as by qtab_file_info. */

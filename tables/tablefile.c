@@ -3,9 +3,11 @@
  * by an opaque payload (byte-exact description in docs/tables.md).
  *
  * Writing goes through a temporary file and rename() so a reader never sees
- * a half-written table; reading checks the header from a 64-byte pread, then
- * maps the whole file and verifies the payload checksum with several threads
- * (table files can be gigabytes, and hashing is the bulk of load time).
+ * a half-written table, and a file is never changed in place once written
+ * (readers may map it). Reading checks the header from a 64-byte pread,
+ * then maps the whole file from the page cache (or, where the kernel cannot
+ * give it 2 MiB pages there, reads it into huge-page memory) and verifies
+ * the payload checksum with several threads.
  * Nothing here knows about the solver: kind, metric and sizes are numbers.
  */
 #define _GNU_SOURCE
@@ -309,9 +311,34 @@ int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
         return QTAB_ERR_NOMEM;
     }
     size_t bytes = (size_t)out->header.desc.bytes;
-    /* Read into huge-page memory rather than mapping the page cache: the
-     * search reads tables at random, and 2 MiB pages keep those reads from
-     * also missing the TLB. */
+    /* Tables are read at random, so they must sit in 2 MiB pages (with
+     * 4 KiB pages most reads would also miss the TLB). Where the kernel
+     * keeps the file in the page cache in 2 MiB pages, the file itself is
+     * mapped: nothing is copied or zeroed, start-up takes a fraction of a
+     * second, and every process shares one copy. Elsewhere the payload is
+     * read into huge-page memory of its own. */
+    const void *file = qtab_file_pages_map(fd, (size_t)out->header.file_bytes);
+    if (file != NULL) {
+        close(fd);
+        out->base = (void *)(uintptr_t)file;
+        out->length = (size_t)out->header.file_bytes;
+        out->shared = 1;
+        const unsigned char *payload =
+            (const unsigned char *)file + QTAB_HEADER_BYTES;
+        uint64_t sum;
+        rc = qtab_checksum(payload, out->header.desc.bytes, threads, &sum);
+        if (rc == QTAB_OK && sum != out->header.checksum)
+            rc = QTAB_ERR_CHECKSUM;
+        if (rc != QTAB_OK) {
+            qtab_file_pages_unmap(file, (size_t)out->header.file_bytes);
+            out->base = NULL;
+            out->length = 0;
+            out->shared = 0;
+            return rc;
+        }
+        out->payload = payload;
+        return QTAB_OK;
+    }
     unsigned char *payload = qtab_huge_alloc(bytes);
     if (payload == NULL) {
         close(fd);
@@ -352,7 +379,9 @@ void qtab_file_unmap(qtab_mapping *m)
 {
     if (m == NULL)
         return;
-    if (m->base != NULL)
+    if (m->base != NULL && m->shared)
+        qtab_file_pages_unmap(m->base, m->length);
+    else if (m->base != NULL)
         qtab_huge_free(m->base, m->length);
     memset(m, 0, sizeof *m);
 }

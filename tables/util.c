@@ -1,10 +1,14 @@
 /*
  * util.c - small system helpers used across the tables library: CPU count,
- * monotonic clock and recursive directory creation.
+ * monotonic clock, recursive directory creation, and the memory tables
+ * live in (huge-page allocations, and table files mapped from the page
+ * cache in huge pages).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -122,4 +126,104 @@ void qtab_huge_free(void *p, size_t bytes)
 {
     if (p != NULL)
         munmap(p, huge_length(bytes) - HUGE_PAGE);
+}
+
+/* Bytes of the mapping that starts at `start` which the kernel maps with
+ * 2 MiB pages of the page cache (its FilePmdMapped in /proc/self/smaps),
+ * or -1 when that cannot be told. */
+static long long pmd_mapped_bytes(const void *start)
+{
+    FILE *f = fopen("/proc/self/smaps", "re");
+    if (f == NULL)
+        return -1;
+    char line[PATH_MAX + 256];
+    unsigned long lo, hi, want = (unsigned long)(uintptr_t)start;
+    int inside = 0;
+    long long kb = -1;
+    while (fgets(line, sizeof line, f) != NULL) {
+        /* A mapping's first line is "lo-hi perms ..."; its fields follow
+         * as "Name: value kB". */
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+            if (inside)
+                break;
+            inside = lo == want;
+        } else if (inside &&
+                   sscanf(line, "FilePmdMapped: %lld kB", &kb) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Faults a file mapping in now, at start-up, rather than in the first
+ * searches; a file not in the page cache is read here (in 2 MiB pages on
+ * kernels that read huge pages for mappings advised so). */
+static void populate(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_READ
+    if (madvise(p, bytes, MADV_POPULATE_READ) == 0)
+        return;
+#endif
+    for (size_t i = 0; i < bytes; i += 4096)
+        (void)*(volatile const unsigned char *)((unsigned char *)p + i);
+}
+
+const void *qtab_file_pages_map(int fd, size_t bytes)
+{
+    /* A file of less than one huge page gains nothing from sharing. */
+    size_t huge_part = bytes / HUGE_PAGE * HUGE_PAGE;
+    if (huge_part == 0)
+        return NULL;
+    size_t used = huge_length(bytes) - HUGE_PAGE, len = used + HUGE_PAGE;
+    /* Reserve an aligned range, then map the file over it: a 2 MiB page
+     * of the page cache can be mapped whole only at an address aligned
+     * like its file offset. */
+    unsigned char *raw = mmap(NULL, len, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    uintptr_t start =
+        ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    void *p = mmap((void *)start, bytes, PROT_READ, MAP_SHARED | MAP_FIXED,
+                   fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(raw, len);
+        return NULL;
+    }
+    size_t head = start - (uintptr_t)raw;
+    if (head)
+        munmap(raw, head);
+    size_t mapped = (bytes + 4095) / 4096 * 4096;
+    if (len - head > mapped)
+        munmap((unsigned char *)start + mapped, len - head - mapped);
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    populate(p, bytes);
+    size_t enough = huge_part / 4 * 3;
+    long long pmd = pmd_mapped_bytes(p);
+    if (pmd > 0 && (size_t)pmd < enough) {
+        /* The kernel maps files in 2 MiB pages, but part of this one sits
+         * in the page cache in small pages (as a copy of the file, or a
+         * read by another program, may leave it): its cached pages are
+         * dropped and read again through this mapping, in 2 MiB pages,
+         * which the next start then finds. A kernel that maps no file in
+         * 2 MiB pages (pmd 0) is not asked to read it again each time. */
+        madvise(p, bytes, MADV_DONTNEED);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        populate(p, bytes);
+        pmd = pmd_mapped_bytes(p);
+    }
+    if (pmd < 0 || (size_t)pmd < enough) {
+        munmap(p, mapped);
+        return NULL;
+    }
+    return p;
+}
+
+void qtab_file_pages_unmap(const void *p, size_t bytes)
+{
+    if (p != NULL)
+        munmap((void *)(uintptr_t)p, (bytes + 4095) / 4096 * 4096);
 }

@@ -428,6 +428,42 @@ static void test_payload_damage(void **state)
     assert_null(m.payload);
 }
 
+/* A table of several huge pages: the kernel may map the file itself from
+ * the page cache (shared) or the payload is copied; either way the payload
+ * must be the one written, and damage must be caught. */
+static void test_large_payload(void **state)
+{
+    fixture *f = *state;
+    size_t n = ((size_t)16 << 20) + 100;
+    unsigned char *p = make_payload(n, 99);
+    qtab_file_desc d = desc_of(5, 3, n / 4, n);
+    assert_int_equal(qtab_file_write(f->path, &d, p, 2), QTAB_OK);
+
+    for (int round = 0; round < 2; round++) {
+        qtab_mapping m;
+        assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
+        print_message("16 MiB table %s\n",
+                      m.shared ? "mapped from the page cache" : "copied");
+        assert_memory_equal(m.payload, p, n);
+        if (m.shared) {
+            /* The file is mapped whole, from a 2 MiB boundary. */
+            assert_int_equal((uintptr_t)m.base % (2u << 20), 0);
+            assert_ptr_equal((const unsigned char *)m.base + 64, m.payload);
+        }
+        qtab_file_unmap(&m);
+        assert_null(m.base);
+        assert_int_equal(m.shared, 0);
+    }
+
+    flip_byte(f->path, 64 + (long)(n / 2));
+    qtab_mapping m;
+    assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_ERR_CHECKSUM);
+    assert_true(m.header.parsed);
+    assert_null(m.base);
+    assert_null(m.payload);
+    free(p);
+}
+
 static void test_header_damage(void **state)
 {
     fixture *f = *state;
@@ -690,6 +726,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trailing_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_payload_damage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large_payload, setup, teardown),
         cmocka_unit_test_setup_teardown(test_header_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),
