@@ -33,7 +33,9 @@
  * bounds a child by what its corners need when phase 1 must end within
  * the job's length and phase 2 follow, about 40% fewer nodes again; its
  * entries (145 MB, beyond the cache) are fetched with the corner entries
- * and read only when a child is about to be visited.
+ * and read only when a child is about to be visited. The children that
+ * end phase 1 get their U/D edges and their phase-2 entry (rphase2, also
+ * beyond the cache) in the same pass, so those reads overlap too.
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -359,14 +361,24 @@ static int over_time(const worker *w, int64_t g, int moves)
                atomic_load_explicit(&sh->bound_us, memory_order_relaxed);
 }
 
+/* The phase-2 entry (rphase2) of a position in the phase-2 group, for
+ * phase2_bound; fetched ahead of reading, since the table is far beyond
+ * the cache. */
+static const uint32_t *phase2_entry(const qs_tables *t, int corners,
+                                    int udedges)
+{
+    int s = t->corner_sym[corners];
+    return &t->rphase2[(uint64_t)t->corner_class[corners] * N_PERM8 +
+                       t->udedges_conj[udedges][s]];
+}
+
 /* Lower bound on the robot moves from a phase-2 position in tilt class k
  * (of the search frame) to the end the direction needs. */
 static int phase2_bound(const worker *w, int corners, int udedges, int k)
 {
     const qs_tables *t = w->t;
     int s = t->corner_sym[corners];
-    uint32_t e = t->rphase2[(uint64_t)t->corner_class[corners] * N_PERM8 +
-                            t->udedges_conj[udedges][s]];
+    uint32_t e = *phase2_entry(t, corners, udedges);
     int kk = t->axis_conj[k][s];
     int dist = (int)(e >> (4 * kk) & 15);
     if (w->d->inverse) {
@@ -445,7 +457,10 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         if (w->halt)
             return 0;
     }
-    if (need >= 0)
+    /* An inverse path's first entry is the execution's last step: a tilt
+     * there would turn a cube already solved (the same path without it
+     * is searched from the class the tilt leads to). */
+    if (need >= 0 || (d->inverse && depth == 0))
         return 0;
     for (int tilt = 0; tilt < 2; tilt++) {
         int cost, set2 = step_set(w, set, ROBOT_OP_TILT_RL + tilt, &cost);
@@ -470,17 +485,11 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
     return 0;
 }
 
-/* A phase-1 path of the job's length has reached the phase-2 group. */
-static void phase1_end(worker *w, int slice, int corners, int o, int set,
-                       int depth, int last, int64_t g)
+/* The U/D-edge coordinates after the path's first `depth` entries, from
+ * those of the last depth they were known at. */
+static void update_edges(worker *w, int depth)
 {
     const qs_tables *t = w->t;
-    int room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
-               w->len1;
-    int s2 = slice - SLICE_SOLVED * 24;
-    int lb = t->cornslice[corners * N_SLICE2 + s2];
-    if (lb > room)
-        return;
     for (int i = w->edges_ok > 0 ? w->edges_ok : 0; i < depth; i++) {
         int m = w->path[i];
         if (m >= QS_MOVE_COUNT) {
@@ -492,11 +501,27 @@ static void phase1_end(worker *w, int slice, int corners, int o, int set,
         w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
     }
     w->edges_ok = depth;
-    int udedges = udedges_of(t, w->uedges[depth], w->dedges[depth]);
+}
+
+/* The bounds a phase-1 end can be refused by without its phase-2 entry:
+ * corners and U/D edges each with the slice edges. */
+static int end_bound(const qs_tables *t, int s2, int corners, int udedges)
+{
+    int lb = t->cornslice[corners * N_SLICE2 + s2];
     int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
-    if (lb2 > lb)
-        lb = lb2;
-    lb2 = phase2_bound(w, corners, udedges, w->d->cls[o]);
+    return lb2 > lb ? lb2 : lb;
+}
+
+/* A phase-1 path of the job's length has reached the phase-2 group, its
+ * U/D edges at udedges (s2: the slice edges' phase-2 coordinate). */
+static void phase1_end(worker *w, int s2, int corners, int udedges, int o,
+                       int set, int depth, int last, int64_t g)
+{
+    const qs_tables *t = w->t;
+    int room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
+               w->len1;
+    int lb = end_bound(t, s2, corners, udedges);
+    int lb2 = phase2_bound(w, corners, udedges, w->d->cls[o]);
     if (lb2 > lb)
         lb = lb2;
     if (lb > room)
@@ -532,6 +557,7 @@ typedef struct {
     uint8_t cshift;   /* corner entry: bit of the kid's class */
     uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
+    uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
 } kid;
 
 static void locate(const qs_tables *t, kid *c)
@@ -651,7 +677,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                 &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
         count++;
     }
-    if (need < 0 && togo >= 2)
+    if (need < 0 && togo >= 2 && !(d->inverse && depth == 0))
         for (int tilt = 0; tilt < 2; tilt++) {
             int cost, set2 =
                           step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
@@ -686,7 +712,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
      * are dropped (their corner entries are on the way by now), the
      * others' phase-1 entries fetched, their symmetry classes being on
      * the way too (a tilt child's entry is the node's, already read). */
-    int kept = 0;
+    int kept = 0, edges_known = 0, room = 0;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
         if (c->op < TILT_OP) {
@@ -694,7 +720,24 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                                                    c->cshift);
             if (c->cdist > budget - c->cost)
                 continue;
-            if (c->index != UINT32_MAX) {
+            if (c->index == UINT32_MAX) {
+                /* A phase-1 end: refused by the small tables, or its
+                 * phase-2 entry fetched with the other ends'. */
+                if (!edges_known) {
+                    update_edges(w, depth);
+                    edges_known = 1;
+                    room = atomic_load_explicit(&sh->limit,
+                                                memory_order_relaxed) -
+                           w->len1;
+                }
+                int u = move_row(t, t->edge4_move[1], w->uedges[depth])[c->op];
+                int dn = move_row(t, t->edge4_move[2], w->dedges[depth])[c->op];
+                c->udedges = (uint16_t)udedges_of(t, u, dn);
+                if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
+                              c->udedges) > room)
+                    continue;
+                __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
+            } else {
                 locate(t, c);
                 prefetch_entry(t, c);
                 /* the move-table rows of the kid's own children */
@@ -739,7 +782,8 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
         if (w->edges_ok > depth)
             w->edges_ok = depth;
         if (c->index == UINT32_MAX) {
-            phase1_end(w, c->slice, c->corners, c->o, c->set, depth + 1,
+            phase1_end(w, c->slice - SLICE_SOLVED * 24, c->corners,
+                       c->udedges, c->o, c->set, depth + 1,
                        sh->move_axis[c->op], g2);
             continue;
         }
@@ -799,7 +843,9 @@ static int run_job(worker *w)
         w->dedges[0] = (uint16_t)qs_coord_edge4(c, 4);
         w->edges_ok = 0;
         if (len1 == 0)
-            phase1_end(w, root.slice, root.corners, o, d->start_set, 0, -1,
+            phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
+                       udedges_of(t, w->uedges[0], w->dedges[0]), o,
+                       d->start_set, 0, -1,
                        0);
         else
             phase1(w, &root, len1, 0, -1, -1);
