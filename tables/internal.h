@@ -28,8 +28,9 @@ void qtab_huge_free(void *p, size_t bytes);
 
 /* The first `bytes` of the open file fd, mapped read-only and shared with
  * the page cache (no copy) at a 2 MiB-aligned address and faulted in, but
- * only when the kernel backs at least 3/4 of it with 2 MiB pages of the
- * page cache; NULL otherwise (the caller then reads the file into
+ * only when the kernel backs at least 9/10 of it with 2 MiB pages of the
+ * page cache, or 3/4 once the file's small cached pages were dropped and
+ * read again; NULL otherwise (the caller then reads the file into
  * qtab_huge_alloc memory). Release with qtab_file_pages_unmap. */
 const void *qtab_file_pages_map(int fd, size_t bytes);
 void qtab_file_pages_unmap(const void *p, size_t bytes);
