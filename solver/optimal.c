@@ -69,6 +69,8 @@ typedef struct {
 typedef struct {
     qs_move moves[PREFIX];
     int n;
+    int slack; /* moves left after the prefix beyond its bound */
+    int order; /* listing order, to break ties */
 } job;
 
 typedef struct {
@@ -809,13 +811,15 @@ static void find_symmetries(shared *sh, const qs_cube *c)
  * moves (or fewer, when they use up the length) that pass the bound and
  * are the least of their orbits under the cube's symmetries. */
 static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
-                    int canon, qs_move *path, int depth)
+                    int bound, int canon, qs_move *path, int depth)
 {
     const qs_tables *t = sh->t;
     if (depth == PREFIX || togo == 0) {
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
+        j.slack = togo - bound;
+        j.order = sh->jobs.n;
         return qs_jobs_add(&sh->jobs, &j);
     }
     uint64_t moves = usable(sh, en, togo, canon);
@@ -830,9 +834,10 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
             continue;
         onode kid;
         oentry ke;
-        if (child_bound(sh, n, m, &kid, &ke) > rest)
+        int h = child_bound(sh, n, m, &kid, &ke);
+        if (h > rest)
             continue;
-        int err = add_jobs(sh, &kid, &ke, rest, t->canon_next[m], path,
+        int err = add_jobs(sh, &kid, &ke, rest, h, t->canon_next[m], path,
                            depth + 1);
         if (err)
             return err;
@@ -919,6 +924,18 @@ static void init_frames(shared *sh, const qs_cube *c)
         qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
 }
 
+/* Jobs with the most moves to spare beyond their bound first: their
+ * subtrees are the largest and the likeliest to hold a solution, so the
+ * length that has one tends to end sooner, and the threads finish the
+ * small jobs together. */
+static int by_promise(const void *a, const void *b)
+{
+    const job *x = a, *y = b;
+    if (x->slack != y->slack)
+        return y->slack - x->slack;
+    return x->order - y->order;
+}
+
 static int run_depth(shared *sh, worker *workers)
 {
     const qs_optimal_options *o = sh->o;
@@ -926,9 +943,10 @@ static int run_depth(shared *sh, worker *workers)
     oentry en;
     lookup(sh->t, &sh->root, &en);
     qs_jobs_clear(&sh->jobs);
-    int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, path, 0);
+    int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
     if (err)
         return err;
+    qsort(sh->jobs.items, (size_t)sh->jobs.n, sizeof(job), by_promise);
     err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
                         &sh->halt);
     if (err)
