@@ -156,6 +156,15 @@ static long long pmd_mapped_bytes(const void *start)
     return kb < 0 ? -1 : kb * 1024;
 }
 
+/* bytes rounded up to whole pages of the system's size (4 KiB here,
+ * 16 or 64 KiB on some arm64 kernels). */
+static size_t page_round(size_t bytes)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size = page > 0 ? (size_t)page : 4096;
+    return (bytes + size - 1) / size * size;
+}
+
 /* Faults a file mapping in now, at start-up, rather than in the first
  * searches; a file not in the page cache is read here (in 2 MiB pages on
  * kernels that read huge pages for mappings advised so). */
@@ -165,7 +174,7 @@ static void populate(void *p, size_t bytes)
     if (madvise(p, bytes, MADV_POPULATE_READ) == 0)
         return;
 #endif
-    for (size_t i = 0; i < bytes; i += 4096)
+    for (size_t i = 0; i < bytes; i += page_round(1))
         (void)*(volatile const unsigned char *)((unsigned char *)p + i);
 }
 
@@ -194,7 +203,7 @@ const void *qtab_file_pages_map(int fd, size_t bytes)
     size_t head = start - (uintptr_t)raw;
     if (head)
         munmap(raw, head);
-    size_t mapped = (bytes + 4095) / 4096 * 4096;
+    size_t mapped = page_round(bytes);
     if (len - head > mapped)
         munmap((unsigned char *)start + mapped, len - head - mapped);
 #ifdef MADV_HUGEPAGE
@@ -228,5 +237,5 @@ const void *qtab_file_pages_map(int fd, size_t bytes)
 void qtab_file_pages_unmap(const void *p, size_t bytes)
 {
     if (p != NULL)
-        munmap((void *)(uintptr_t)p, (bytes + 4095) / 4096 * 4096);
+        munmap((void *)(uintptr_t)p, page_round(bytes));
 }
