@@ -946,7 +946,9 @@ static int run_depth(shared *sh, worker *workers)
     int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
     if (err)
         return err;
-    qsort(sh->jobs.items, (size_t)sh->jobs.n, sizeof(job), by_promise);
+    /* (No jobs, no list: qsort must not be handed its NULL.) */
+    if (sh->jobs.n > 1)
+        qsort(sh->jobs.items, (size_t)sh->jobs.n, sizeof(job), by_promise);
     err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
                         &sh->halt);
     if (err)
