@@ -294,6 +294,34 @@ int qtab_file_info(const char *path, const qtab_file_desc *expect,
     return rc;
 }
 
+/* Reads the payload (bytes long) of the open table file fd into
+ * huge-page memory of its own, which *m then holds. QTAB_OK, or
+ * QTAB_ERR_NOMEM, _IO (errno set) or _TRUNCATED with nothing held. */
+static int read_payload(int fd, size_t bytes, qtab_mapping *m)
+{
+    unsigned char *payload = qtab_huge_alloc(bytes);
+    if (payload == NULL)
+        return QTAB_ERR_NOMEM;
+    for (size_t done = 0; done < bytes;) {
+        size_t want = bytes - done > (1u << 30) ? (1u << 30) : bytes - done;
+        ssize_t got = pread(fd, payload + done, want,
+                            (off_t)(QTAB_HEADER_BYTES + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            int saved = errno;
+            qtab_huge_free(payload, bytes);
+            errno = saved;
+            return got == 0 ? QTAB_ERR_TRUNCATED : QTAB_ERR_IO;
+        }
+        done += (size_t)got;
+    }
+    m->base = payload;
+    m->length = bytes;
+    m->payload = payload;
+    return QTAB_OK;
+}
+
 int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
                   qtab_mapping *out)
 {
@@ -317,61 +345,32 @@ int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
      * mapped: nothing is copied or zeroed, start-up takes a fraction of a
      * second, and every process shares one copy. Elsewhere the payload is
      * read into huge-page memory of its own. */
+    qtab_mapping m = {.header = out->header};
     const void *file = qtab_file_pages_map(fd, (size_t)out->header.file_bytes);
     if (file != NULL) {
-        close(fd);
-        out->base = (void *)(uintptr_t)file;
-        out->length = (size_t)out->header.file_bytes;
-        out->shared = 1;
-        const unsigned char *payload =
-            (const unsigned char *)file + QTAB_HEADER_BYTES;
-        uint64_t sum;
-        rc = qtab_checksum(payload, out->header.desc.bytes, threads, &sum);
-        if (rc == QTAB_OK && sum != out->header.checksum)
-            rc = QTAB_ERR_CHECKSUM;
+        m.base = (void *)(uintptr_t)file;
+        m.length = (size_t)out->header.file_bytes;
+        m.shared = 1;
+        m.payload = (const unsigned char *)file + QTAB_HEADER_BYTES;
+    } else {
+        rc = read_payload(fd, bytes, &m);
         if (rc != QTAB_OK) {
-            qtab_file_pages_unmap(file, (size_t)out->header.file_bytes);
-            out->base = NULL;
-            out->length = 0;
-            out->shared = 0;
-            return rc;
-        }
-        out->payload = payload;
-        return QTAB_OK;
-    }
-    unsigned char *payload = qtab_huge_alloc(bytes);
-    if (payload == NULL) {
-        close(fd);
-        return QTAB_ERR_NOMEM;
-    }
-    for (size_t done = 0; done < bytes;) {
-        size_t want = bytes - done > (1u << 30) ? (1u << 30) : bytes - done;
-        ssize_t got = pread(fd, payload + done, want,
-                            (off_t)(QTAB_HEADER_BYTES + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            rc = got == 0 ? QTAB_ERR_TRUNCATED : QTAB_ERR_IO;
             int saved = errno;
             close(fd);
-            qtab_huge_free(payload, bytes);
             errno = saved;
             return rc;
         }
-        done += (size_t)got;
     }
     close(fd);
     uint64_t sum;
-    rc = qtab_checksum(payload, out->header.desc.bytes, threads, &sum);
+    rc = qtab_checksum(m.payload, out->header.desc.bytes, threads, &sum);
     if (rc == QTAB_OK && sum != out->header.checksum)
         rc = QTAB_ERR_CHECKSUM;
     if (rc != QTAB_OK) {
-        qtab_huge_free(payload, bytes);
+        qtab_file_unmap(&m); /* *out keeps only its header */
         return rc;
     }
-    out->base = payload;
-    out->length = bytes;
-    out->payload = payload;
+    *out = m;
     return QTAB_OK;
 }
 
