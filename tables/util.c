@@ -90,9 +90,10 @@ int qtab_mkdirs(const char *path)
 }
 
 /* Tables are read at random, one cache miss per search node; with 4 KiB
- * pages most of those misses also miss the TLB. Anonymous memory that the
- * kernel may back with 2 MiB pages (transparent huge pages) avoids that,
- * which file mappings of the page cache cannot. */
+ * pages most of those misses also miss the TLB. So a table lives in 2 MiB
+ * pages: anonymous memory the kernel may back with transparent huge
+ * pages, or a file mapping of the page cache where the kernel keeps the
+ * file in 2 MiB folios (qtab_file_pages_map). */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 static size_t huge_length(size_t bytes)
@@ -100,15 +101,17 @@ static size_t huge_length(size_t bytes)
     return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
 }
 
-void *qtab_huge_alloc(size_t bytes)
+/* `used` bytes (a multiple of HUGE_PAGE) of anonymous memory with
+ * protection prot starting at a 2 MiB boundary, so that every 2 MiB of a
+ * table can be one page; NULL when the address space is exhausted. */
+static unsigned char *aligned_range(size_t used, int prot)
 {
-    size_t used = huge_length(bytes) - HUGE_PAGE, len = used + HUGE_PAGE;
-    unsigned char *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t len = used + HUGE_PAGE;
+    unsigned char *raw =
+        mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    /* Align to a huge page so every 2 MiB of the table can be one page;
-     * give back the slack before and after. */
+    /* Give back the slack before and after the aligned part. */
     uintptr_t start =
         ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     size_t head = start - (uintptr_t)raw, tail = len - head - used;
@@ -116,10 +119,18 @@ void *qtab_huge_alloc(size_t bytes)
         munmap(raw, head);
     if (tail)
         munmap((unsigned char *)start + used, tail);
+    return (unsigned char *)start;
+}
+
+void *qtab_huge_alloc(size_t bytes)
+{
+    size_t used = huge_length(bytes) - HUGE_PAGE;
+    unsigned char *p = aligned_range(used, PROT_READ | PROT_WRITE);
 #ifdef MADV_HUGEPAGE
-    madvise((void *)start, used, MADV_HUGEPAGE);
+    if (p != NULL)
+        madvise(p, used, MADV_HUGEPAGE);
 #endif
-    return (void *)start;
+    return p;
 }
 
 void qtab_huge_free(void *p, size_t bytes)
@@ -174,7 +185,8 @@ static void populate(void *p, size_t bytes)
     if (madvise(p, bytes, MADV_POPULATE_READ) == 0)
         return;
 #endif
-    for (size_t i = 0; i < bytes; i += page_round(1))
+    size_t step = page_round(1);
+    for (size_t i = 0; i < bytes; i += step)
         (void)*(volatile const unsigned char *)((unsigned char *)p + i);
 }
 
@@ -184,28 +196,20 @@ const void *qtab_file_pages_map(int fd, size_t bytes)
     size_t huge_part = bytes / HUGE_PAGE * HUGE_PAGE;
     if (huge_part == 0)
         return NULL;
-    size_t used = huge_length(bytes) - HUGE_PAGE, len = used + HUGE_PAGE;
     /* Reserve an aligned range, then map the file over it: a 2 MiB page
      * of the page cache can be mapped whole only at an address aligned
      * like its file offset. */
-    unsigned char *raw = mmap(NULL, len, PROT_NONE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED)
+    size_t used = huge_length(bytes) - HUGE_PAGE, mapped = page_round(bytes);
+    unsigned char *start = aligned_range(used, PROT_NONE);
+    if (start == NULL)
         return NULL;
-    uintptr_t start =
-        ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    void *p = mmap((void *)start, bytes, PROT_READ, MAP_SHARED | MAP_FIXED,
-                   fd, 0);
+    void *p = mmap(start, bytes, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
-        munmap(raw, len);
+        munmap(start, used);
         return NULL;
     }
-    size_t head = start - (uintptr_t)raw;
-    if (head)
-        munmap(raw, head);
-    size_t mapped = page_round(bytes);
-    if (len - head > mapped)
-        munmap((unsigned char *)start + mapped, len - head - mapped);
+    if (used > mapped)
+        munmap(start + mapped, used - mapped);
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
