@@ -42,7 +42,7 @@
  *
  * Each length is split into jobs (the nodes after the first PREFIX
  * operations that pass the bound), which threads take through an atomic
- * counter. The first solution found at the optimal length stops the
+ * counter, those with the most moves to spare first. The first solution found at the optimal length stops the
  * others; it is planned from scratch by robot_plan, which must agree on
  * its number of robot moves, and replayed by robot_check before it is
  * returned. docs/optimal.md ("Robot-metric optima") has the design and
@@ -520,8 +520,10 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
         j.togo = togo;
         memcpy(j.path, path, (size_t)len);
         j.len = len;
-        return qs_jobs_add(&sh->jobs, &j) == QS_OK ? ROBOT_OK
-                                                    : ROBOT_ERR_NOMEM;
+        int promise = togo - bound(sh, n, st->o);
+        return qs_jobs_add(&sh->jobs, &j, promise) == QS_OK
+                   ? ROBOT_OK
+                   : ROBOT_ERR_NOMEM;
     }
     kid *kids = malloc(sizeof *kids * MAX_KIDS);
     if (!kids)
@@ -563,6 +565,8 @@ static int run_depth(shared *sh, worker *workers)
     int err = add_jobs(sh, &sh->root, &st, sh->depth, path, 0);
     if (err)
         return err;
+    if (qs_jobs_order(&sh->jobs) != QS_OK)
+        return ROBOT_ERR_NOMEM;
     err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
                         &sh->halt);
     if (err)

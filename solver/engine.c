@@ -100,6 +100,7 @@ int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
 void qs_jobs_init(qs_jobs *j, size_t size)
 {
     j->items = NULL;
+    j->promise = NULL;
     j->size = size;
     j->n = j->cap = 0;
     atomic_init(&j->next, 0);
@@ -108,7 +109,9 @@ void qs_jobs_init(qs_jobs *j, size_t size)
 void qs_jobs_free(qs_jobs *j)
 {
     free(j->items);
+    free(j->promise);
     j->items = NULL;
+    j->promise = NULL;
     j->n = j->cap = 0;
 }
 
@@ -118,7 +121,7 @@ void qs_jobs_clear(qs_jobs *j)
     atomic_store(&j->next, 0);
 }
 
-int qs_jobs_add(qs_jobs *j, const void *item)
+int qs_jobs_add(qs_jobs *j, const void *item, int promise)
 {
     if (j->n == j->cap) {
         int cap = j->cap ? 2 * j->cap : 1024;
@@ -126,9 +129,52 @@ int qs_jobs_add(qs_jobs *j, const void *item)
         if (!p)
             return QS_ERR_NOMEM;
         j->items = p;
+        int *q = realloc(j->promise, sizeof *q * (size_t)cap);
+        if (!q)
+            return QS_ERR_NOMEM;
+        j->promise = q;
         j->cap = cap;
     }
+    j->promise[j->n] = promise;
     memcpy(j->items + j->size * (size_t)j->n++, item, j->size);
+    return QS_OK;
+}
+
+typedef struct {
+    int promise, index;
+} ranked;
+
+static int by_promise(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->promise != y->promise)
+        return y->promise - x->promise;
+    return x->index - y->index;
+}
+
+int qs_jobs_order(qs_jobs *j)
+{
+    /* (An empty list has no buffer, and qsort must not be handed NULL.) */
+    if (j->n < 2)
+        return QS_OK;
+    ranked *r = malloc(sizeof *r * (size_t)j->n);
+    unsigned char *items = malloc(j->size * (size_t)j->cap);
+    if (!r || !items) {
+        free(r);
+        free(items);
+        return QS_ERR_NOMEM;
+    }
+    for (int i = 0; i < j->n; i++)
+        r[i] = (ranked){j->promise[i], i};
+    qsort(r, (size_t)j->n, sizeof *r, by_promise);
+    for (int i = 0; i < j->n; i++) {
+        memcpy(items + j->size * (size_t)i,
+               j->items + j->size * (size_t)r[i].index, j->size);
+        j->promise[i] = r[i].promise;
+    }
+    free(j->items);
+    free(r);
+    j->items = items;
     return QS_OK;
 }
 

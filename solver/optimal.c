@@ -29,8 +29,8 @@
  *
  * One solve is split across threads by depth: for each total length the
  * canonical move sequences of the first few moves that pass the bound
- * become jobs, and threads take jobs in order. docs/optimal.md has the
- * design and the measurements behind it.
+ * become jobs, and threads take those with the most moves to spare first.
+ * docs/optimal.md has the design and the measurements behind it.
  */
 #include "qs_internal.h"
 
@@ -69,8 +69,6 @@ typedef struct {
 typedef struct {
     qs_move moves[PREFIX];
     int n;
-    int slack; /* moves left after the prefix beyond its bound */
-    int order; /* listing order, to break ties */
 } job;
 
 typedef struct {
@@ -818,9 +816,7 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
-        j.slack = togo - bound;
-        j.order = sh->jobs.n;
-        return qs_jobs_add(&sh->jobs, &j);
+        return qs_jobs_add(&sh->jobs, &j, togo - bound);
     }
     uint64_t moves = usable(sh, en, togo, canon);
     while (moves) {
@@ -924,18 +920,6 @@ static void init_frames(shared *sh, const qs_cube *c)
         qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
 }
 
-/* Jobs with the most moves to spare beyond their bound first: their
- * subtrees are the largest and the likeliest to hold a solution, so the
- * length that has one tends to end sooner, and the threads finish the
- * small jobs together. */
-static int by_promise(const void *a, const void *b)
-{
-    const job *x = a, *y = b;
-    if (x->slack != y->slack)
-        return y->slack - x->slack;
-    return x->order - y->order;
-}
-
 static int run_depth(shared *sh, worker *workers)
 {
     const qs_optimal_options *o = sh->o;
@@ -946,9 +930,9 @@ static int run_depth(shared *sh, worker *workers)
     int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
     if (err)
         return err;
-    /* (No jobs, no list: qsort must not be handed its NULL.) */
-    if (sh->jobs.n > 1)
-        qsort(sh->jobs.items, (size_t)sh->jobs.n, sizeof(job), by_promise);
+    err = qs_jobs_order(&sh->jobs);
+    if (err)
+        return err;
     err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
                         &sh->halt);
     if (err)

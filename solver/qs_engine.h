@@ -107,6 +107,7 @@ int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
  * (length, direction). */
 typedef struct {
     unsigned char *items;
+    int *promise;    /* per item: moves to spare beyond its bound */
     size_t size;     /* bytes per item */
     int n, cap;
     atomic_int next;
@@ -117,8 +118,16 @@ void qs_jobs_init(qs_jobs *j, size_t size);
 void qs_jobs_free(qs_jobs *j);
 /* Forgets the items and restarts the numbering; keeps the memory. */
 void qs_jobs_clear(qs_jobs *j);
-/* Appends a copy of item; QS_OK or QS_ERR_NOMEM. */
-int qs_jobs_add(qs_jobs *j, const void *item);
+/* Appends a copy of item, a subtree with `promise` moves to spare beyond
+ * its lower bound (see qs_jobs_order); QS_OK or QS_ERR_NOMEM. */
+int qs_jobs_add(qs_jobs *j, const void *item, int promise);
+/* Puts the items in the order threads should take them: most promise
+ * first, listing order among equals. The subtrees with the most to spare
+ * are the largest and the likeliest to hold a solution, so a length that
+ * has one tends to end sooner, and the threads finish the small ones
+ * together. QS_OK, or QS_ERR_NOMEM with the order unchanged. Call before
+ * the first qs_jobs_take. */
+int qs_jobs_order(qs_jobs *j);
 /* The next item not yet taken by any thread, or NULL when none is left
  * (items added after that are handed out only after qs_jobs_clear). */
 const void *qs_jobs_take(qs_jobs *j);

@@ -74,6 +74,46 @@ static void take_all(void *arg)
     }
 }
 
+/* Jobs are handed out most promise first, in listing order among equal
+ * promises; an empty or one-item list orders without trouble. */
+static void test_jobs_order(void **state)
+{
+    (void)state;
+    /* More than the first allocation (1,024), so that growing keeps the
+     * promises beside their items. */
+    enum { JOBS = 3000 };
+    qs_jobs jobs;
+    qs_jobs_init(&jobs, sizeof(int));
+    assert_int_equal(qs_jobs_order(&jobs), QS_OK);
+    assert_null(qs_jobs_take(&jobs));
+    qs_jobs_clear(&jobs);
+    for (int i = 0; i < JOBS; i++)
+        assert_int_equal(qs_jobs_add(&jobs, &i, (i * 7) % 5 - 2), QS_OK);
+    assert_int_equal(qs_jobs_order(&jobs), QS_OK);
+    int prev = -1, prev_promise = 3;
+    for (int k = 0; k < JOBS; k++) {
+        const int *job = qs_jobs_take(&jobs);
+        assert_non_null(job);
+        int promise = (*job * 7) % 5 - 2;
+        assert_true(promise <= prev_promise);
+        if (promise == prev_promise)
+            assert_true(*job > prev);
+        prev = *job;
+        prev_promise = promise;
+    }
+    assert_null(qs_jobs_take(&jobs));
+    assert_int_equal(prev_promise, -2);
+
+    qs_jobs_clear(&jobs);
+    int one = 1;
+    assert_int_equal(qs_jobs_add(&jobs, &one, 5), QS_OK);
+    assert_int_equal(qs_jobs_order(&jobs), QS_OK);
+    const int *j = qs_jobs_take(&jobs);
+    assert_non_null(j);
+    assert_int_equal(*j, 1);
+    qs_jobs_free(&jobs);
+}
+
 static void test_run_threads_and_jobs(void **state)
 {
     (void)state;
@@ -81,7 +121,7 @@ static void test_run_threads_and_jobs(void **state)
     qs_jobs jobs;
     qs_jobs_init(&jobs, sizeof(int));
     for (int i = 0; i < JOBS; i++)
-        assert_int_equal(qs_jobs_add(&jobs, &i), QS_OK);
+        assert_int_equal(qs_jobs_add(&jobs, &i, 0), QS_OK);
     atomic_int *taken = calloc(JOBS, sizeof *taken);
     assert_non_null(taken);
     job_worker w[THREADS];
@@ -109,7 +149,7 @@ static void test_run_threads_and_jobs(void **state)
     /* Cleared, the list hands out new items from the start. */
     qs_jobs_clear(&jobs);
     int seven = 7;
-    assert_int_equal(qs_jobs_add(&jobs, &seven), QS_OK);
+    assert_int_equal(qs_jobs_add(&jobs, &seven, 0), QS_OK);
     const int *j = qs_jobs_take(&jobs);
     assert_non_null(j);
     assert_int_equal(*j, 7);
@@ -174,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_halt_reasons),
         cmocka_unit_test(test_run_threads_and_jobs),
+        cmocka_unit_test(test_jobs_order),
         cmocka_unit_test(test_pool_ranking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
