@@ -18,10 +18,12 @@
  * that graph (its full regrips only add to it), and a solved cube is in
  * the phase-2 group, so the table is admissible; read in the three frames
  * whose U-D axis is each cube axis (the 120-degree rotations about URF-DBL
- * map the graph onto itself, classes along), it gives three bounds and the
- * largest is taken. No other table is in robot units: the two-phase
- * rphase2 distances use phase-2 moves only, and are not lower bounds
- * outside that group's search.
+ * map the graph onto itself, classes along), it gives three bounds. The
+ * corner table (rcorners) gives a fourth: the turns and tilts the corners
+ * alone need from the cube's class, which is what bounds positions in or
+ * near the phase-2 groups, where the phase-1 distances are 0 or small.
+ * The largest is taken. The two-phase rphase2 distances use phase-2 moves
+ * only, and are not lower bounds outside that group's search.
  *
  * Canonical sequences. Three rewrites never cost a move and never lose a
  * gripper state (the stateset after them is a superset; statesets grow
@@ -74,6 +76,7 @@ typedef struct {
     uint16_t corners;
     uint16_t e[N_AXES];
     uint8_t sym[N_AXES];
+    uint8_t corner_entry, corner_sym; /* its rcorners entry, read with e */
 } rnode;
 
 /* Where a node stands beyond its position: orientation, stateset, the
@@ -275,9 +278,10 @@ static void prefetch(const qs_tables *t, const rnode *n)
         __builtin_prefetch(&t->fs_packed[fs_index(n, r)]);
 }
 
-/* The rphase1 index of each frame (kept in e until read) and its
- * symmetry; the entries are prefetched. */
-static void locate(const qs_tables *t, rnode *n, uint32_t idx[N_AXES])
+/* The rphase1 index of each frame and its symmetry, and last the rcorners
+ * index (one entry serves every tilt class); the entries are prefetched
+ * and read by read_entries. */
+static void locate(const qs_tables *t, rnode *n, uint32_t idx[N_AXES + 1])
 {
     for (int r = 0; r < N_AXES; r++) {
         uint32_t cs = t->fs_packed[fs_index(n, r)];
@@ -285,19 +289,24 @@ static void locate(const qs_tables *t, rnode *n, uint32_t idx[N_AXES])
         idx[r] = (cs >> 4) * N_TWIST + t->twist_conj[n->twist[r]][n->sym[r]];
         __builtin_prefetch(&t->rphase1[idx[r]]);
     }
+    uint8_t shift;
+    idx[N_AXES] = robot_corner_index(t, n->corners, n->twist[0], 0, &shift);
+    n->corner_sym = t->corner_sym[n->corners];
+    __builtin_prefetch(&t->rcorners[idx[N_AXES]]);
 }
 
 static void read_entries(const qs_tables *t, rnode *n,
-                         const uint32_t idx[N_AXES])
+                         const uint32_t idx[N_AXES + 1])
 {
     for (int r = 0; r < N_AXES; r++)
         n->e[r] = t->rphase1[idx[r]];
+    n->corner_entry = t->rcorners[idx[N_AXES]];
 }
 
-/* Reads the rphase1 entry of each frame. */
+/* Reads the node's entries. */
 static void lookup(const qs_tables *t, rnode *n)
 {
-    uint32_t idx[N_AXES];
+    uint32_t idx[N_AXES + 1];
     locate(t, n, idx);
     read_entries(t, n, idx);
 }
@@ -314,8 +323,8 @@ static int is_solved(const shared *sh, const rnode *n)
 }
 
 /* The lower bound of a position held in orientation o: the largest of the
- * three frames' robot phase-1 distances, and 1 for any unsolved cube
- * (positions in all three phase-2 groups read 0). */
+ * three frames' robot phase-1 distances and the corners' distance, and 1
+ * for any unsolved cube that reads 0 in all of them. */
 static int bound(const shared *sh, const rnode *n, int o)
 {
     const qs_tables *t = sh->t;
@@ -325,6 +334,12 @@ static int bound(const shared *sh, const rnode *n, int o)
         if (d > h)
             h = d;
     }
+    /* The corners must be solved too: the robot moves they need alone,
+     * from o's class (the cube's own frame is frame 0). */
+    int c = robot_corner_value(
+        n->corner_entry, 4 + t->axis_conj[sh->cls[0][o]][n->corner_sym]);
+    if (c > h)
+        h = c;
     if (h == 0 && !is_solved(sh, n))
         h = 1;
     return h;
@@ -467,7 +482,7 @@ static int children(const shared *sh, const rnode *n, const rstate *st,
     /* The turns' entries: their symmetry classes are on the way by now,
      * so all their indices are computed and the entries fetched together
      * before any is read. Those out of reach are dropped. */
-    uint32_t idx[MAX_KIDS][N_AXES];
+    uint32_t idx[MAX_KIDS][N_AXES + 1];
     for (int i = 0; i < nk; i++)
         if ((out[i].code & ~REGRIP_FIRST) < TILT_OP && out[i].cost < togo)
             locate(t, &out[i].n, idx[i]);
@@ -624,7 +639,8 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->max_len < -1 ||
         o->max_len > QS_MAX_MOVES)
         return ROBOT_ERR_ARGUMENT;
-    if (qs_tables_metric(t) != QS_METRIC_ROBOT || !t->rphase1)
+    if (qs_tables_metric(t) != QS_METRIC_ROBOT || !t->rphase1 ||
+        !t->rcorners)
         return ROBOT_ERR_TABLES;
     if (qs_cube_check(c))
         return ROBOT_ERR_CUBE;

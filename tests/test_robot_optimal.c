@@ -414,6 +414,30 @@ static void test_equals_breadth_first(void **state)
     assert_true(counts[4] >= 10 && counts[5] >= 10 && counts[6] >= 1);
 }
 
+/* Half-turn scrambles lie in all three phase-2 groups, where the phase-1
+ * table reads 0 and the bound is the corners' robot distance alone: the
+ * optimum is still the breadth-first distance, so that bound is never too
+ * high (whatever the class a tilt leaves the cube in). */
+static void test_corner_bound_in_phase2_groups(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x5851f42d4c957f2dull;
+    int counts[FORWARD_FAR + BACK + 1] = {0};
+    for (int i = 0; i < 24; i++) {
+        qs_cube c;
+        qs_cube_solved(&c);
+        for (int k = 0; k < 2 + i % 4; k++)
+            qs_cube_apply_move(&c, (qs_move)(next_random(&rng) % 6 * 3 + 1));
+        if (qs_cube_is_solved(&c))
+            continue;
+        check_against_bfs(&c, FORWARD, counts);
+    }
+    print_message("half-turn scrambles: %d at 3, %d at 4, %d at 5, %d at 6; "
+                  "%d beyond the radius\n",
+                  counts[3], counts[4], counts[5], counts[6], counts[0]);
+    assert_true(counts[4] + counts[5] + counts[6] >= 5);
+}
+
 /* Longer scrambles: never longer than robot_solve, always executable. */
 static void test_never_longer_than_two_phase(void **state)
 {
@@ -745,6 +769,7 @@ int main(void)
         cmocka_unit_test(test_bfs_known_distances),
         cmocka_unit_test(test_equals_breadth_first),
         cmocka_unit_test(test_special_positions),
+        cmocka_unit_test(test_corner_bound_in_phase2_groups),
         cmocka_unit_test(test_never_longer_than_two_phase),
         cmocka_unit_test(test_threads_and_reentrancy),
         cmocka_unit_test(test_progress_and_max_len),
