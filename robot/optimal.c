@@ -535,7 +535,9 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
         j.togo = togo;
         memcpy(j.path, path, (size_t)len);
         j.len = len;
-        int promise = togo - bound(sh, n, st->o);
+        /* (A node that used up the length is solved; children() read
+         * no entries for it.) */
+        int promise = togo > 0 ? togo - bound(sh, n, st->o) : 0;
         return qs_jobs_add(&sh->jobs, &j, promise) == QS_OK
                    ? ROBOT_OK
                    : ROBOT_ERR_NOMEM;
