@@ -44,10 +44,10 @@
  *
  * Each length is split into jobs (the nodes after the first PREFIX
  * operations that pass the bound), which threads take through an atomic
- * counter, those with the most moves to spare first. The first solution found at the optimal length stops the
- * others; it is planned from scratch by robot_plan, which must agree on
- * its number of robot moves, and replayed by robot_check before it is
- * returned. docs/optimal.md ("Robot-metric optima") has the design and
+ * counter, those with the most moves to spare first. The first solution
+ * found at the optimal length stops the others; it is planned from
+ * scratch by robot_plan, which must agree on its number of robot moves,
+ * and replayed by robot_check before it is returned. docs/optimal.md ("Robot-metric optima") has the design and
  * its limits.
  */
 #include "robot.h"
