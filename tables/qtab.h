@@ -127,9 +127,9 @@ int qtab_file_info(const char *path, const qtab_file_desc *expect,
  * not be truncated while mapped, which qtab_file_write never does), else
  * read into huge-page memory of its own; then verifies the payload
  * checksum with up to `threads` threads (<= 0: online CPUs), failing with
- * QTAB_ERR_CHECKSUM. On success *out holds the
- * mapping, to be released with qtab_file_unmap; on failure *out is zeroed
- * except out->header, filled as by qtab_file_info. */
+ * QTAB_ERR_CHECKSUM. On success *out holds the mapping, to be released
+ * with qtab_file_unmap; on failure *out is zeroed except out->header,
+ * filled as by qtab_file_info. */
 int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
                   qtab_mapping *out);
 /* Releases a mapping from qtab_file_map; zeroes *m. Safe on a zeroed m. */
