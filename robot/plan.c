@@ -12,7 +12,9 @@
  * the objective, not a heuristic.
  */
 #include "robot.h"
+#include "robot_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,9 @@ typedef struct {
 
 /* Tilts (2 x 4 masks) and full regrips (15 masks) per state, at most. */
 #define MAX_EXTRAS 23
+/* Every node enters the queue once as an entry node and at most once per
+ * tilt or regrip into it from a node made final. */
+#define HEAP_SIZE (NODES * (MAX_EXTRAS + 1))
 
 typedef struct {
     cost entry[NODES], closed[NODES];
@@ -54,6 +59,19 @@ typedef struct {
     link (*closed_link)[NODES];
     extra extras[ROBOT_STATES][MAX_EXTRAS];
     int n_extras[ROBOT_STATES];
+    /* A known bound on the objective's first criterion (robot moves or
+     * microseconds): a plan within it exists, so a node is dropped when
+     * what it has taken plus the least that moves k.. still take (rest[k]:
+     * one robot move each, or their turns without regrips) exceeds it. */
+    int64_t bound, rest[ROBOT_MAX_MOVES + 1];
+    /* Least time: Dijkstra's queue, a binary heap of (cost, node) that
+     * may hold stale entries (a node pushed again when it improves).
+     * Last, as it needs no clearing. */
+    int n_heap;
+    struct queued {
+        cost c;
+        int v;
+    } heap[HEAP_SIZE];
 } workspace;
 
 static int better(const cost *x, const cost *y)
@@ -122,15 +140,56 @@ static void list_extras(const robot_model *m, const robot_profile *p,
     }
 }
 
-/* Closes layer k under tilts and full regrips: closed = the cheapest way
- * to reach each node from some entry node of the layer. */
+static void heap_push(workspace *w, const cost *c, int v)
+{
+    int i = w->n_heap++;
+    while (i > 0) {
+        int parent = (i - 1) / 2;
+        if (!better(c, &w->heap[parent].c))
+            break;
+        w->heap[i] = w->heap[parent];
+        i = parent;
+    }
+    w->heap[i].c = *c;
+    w->heap[i].v = v;
+}
+
+/* Removes the heap's best entry and returns its node. */
+static int heap_pop(workspace *w)
+{
+    int v = w->heap[0].v;
+    struct queued last = w->heap[--w->n_heap];
+    int i = 0, n = w->n_heap;
+    for (;;) {
+        int kid = 2 * i + 1;
+        if (kid >= n)
+            break;
+        if (kid + 1 < n && better(&w->heap[kid + 1].c, &w->heap[kid].c))
+            kid++;
+        if (!better(&w->heap[kid].c, &last.c))
+            break;
+        w->heap[i] = w->heap[kid];
+        i = kid;
+    }
+    w->heap[i] = last;
+    return v;
+}
+
+/* The most a node may have taken before move k, if it is to be on a plan
+ * within the bound. */
+static int64_t cap_before(const workspace *w, int k)
+{
+    return w->bound == INT64_MAX ? INT64_MAX : w->bound - w->rest[k];
+}
+
 /* Relaxes the tilts and full regrips out of node u (final) of layer k;
- * returns how many nodes improved. Nodes reached for the first time are
- * appended to open when it is not NULL. */
+ * returns how many nodes improved. Least time (queue) pushes each
+ * improved node on Dijkstra's queue. */
 static int relax(const robot_model *m, robot_objective obj, workspace *w,
-                 int k, int u, const int *done, int *open, int *n_open)
+                 int k, int u, const int *done, int queue)
 {
     int o = u / ROBOT_STATES, g = u % ROBOT_STATES, improved = 0;
+    int64_t cap = cap_before(w, k);
     for (int i = 0; i < w->n_extras[g]; i++) {
         const extra *e = &w->extras[g][i];
         int o2 = e->step.kind == ROBOT_STEP_TILT ? m->tilt[o][e->step.arg] : o;
@@ -138,9 +197,9 @@ static int relax(const robot_model *m, robot_objective obj, workspace *w,
         if (done[v])
             continue;
         cost c = add_step(&w->closed[u], obj, e->us, 0, e->step.regrips);
-        if (better(&c, &w->closed[v])) {
-            if (open && !w->closed[v].reached)
-                open[(*n_open)++] = v;
+        if (c.a <= cap && better(&c, &w->closed[v])) {
+            if (queue)
+                heap_push(w, &c, v);
             w->closed[v] = c;
             w->closed_link[k][v].from = (int16_t)u;
             w->closed_link[k][v].step = e->step;
@@ -150,19 +209,26 @@ static int relax(const robot_model *m, robot_objective obj, workspace *w,
     return improved;
 }
 
+/* Closes layer k under tilts and full regrips: closed = the cheapest way
+ * to reach each node from some entry node of the layer. */
 static void close_layer(const robot_model *m, robot_objective obj,
                         workspace *w, int k)
 {
-    int done[NODES] = {0}, open[NODES], n_open = 0;
+    int done[NODES] = {0};
     int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int64_t cap = cap_before(w, k);
     memcpy(w->closed, w->entry, sizeof w->closed);
+    w->n_heap = 0;
     for (int v = 0; v < NODES; v++) {
         w->closed_link[k][v].from = NONE;
         memset(&w->closed_link[k][v].step, 0, sizeof(robot_step));
+        if (w->closed[v].reached && w->closed[v].a > cap)
+            w->closed[v].reached = 0;
         if (w->closed[v].reached) {
-            open[n_open++] = v;
             lo = w->closed[v].a < lo ? w->closed[v].a : lo;
             hi = w->closed[v].a > hi ? w->closed[v].a : hi;
+            if (obj != ROBOT_OBJ_MOVES)
+                heap_push(w, &w->closed[v], v);
         }
     }
     if (obj == ROBOT_OBJ_MOVES) {
@@ -174,22 +240,19 @@ static void close_layer(const robot_model *m, robot_objective obj,
                 if (!done[v] && w->closed[v].reached &&
                     w->closed[v].a == a) {
                     done[v] = 1;
-                    if (relax(m, obj, w, k, v, done, NULL, NULL) && a + 1 > hi)
+                    if (relax(m, obj, w, k, v, done, 0) && a + 1 > hi)
                         hi = a + 1;
                 }
         return;
     }
-    /* Least time: Dijkstra; the open list holds reached nodes not yet
-     * final. */
-    while (n_open > 0) {
-        int best = 0;
-        for (int i = 1; i < n_open; i++)
-            if (better(&w->closed[open[i]], &w->closed[open[best]]))
-                best = i;
-        int u = open[best];
-        open[best] = open[--n_open];
+    /* Least time: Dijkstra. An entry whose node is already final is a
+     * stale copy left by a later improvement. */
+    while (w->n_heap > 0) {
+        int u = heap_pop(w);
+        if (done[u])
+            continue;
         done[u] = 1;
-        relax(m, obj, w, k, u, done, open, &n_open);
+        relax(m, obj, w, k, u, done, 1);
     }
 }
 
@@ -254,9 +317,50 @@ static int rebuild(const workspace *w, int n, int v, robot_step *out)
     return count;
 }
 
+/* One run of the dynamic program; *found is 0 when no plan is within
+ * w->bound (then out is left for the caller to discard). */
+static int plan_layers(const robot_model *m, const robot_profile *p,
+                       robot_objective obj, const qs_move *moves, int n,
+                       workspace *w, robot_schedule *out, int *found)
+{
+    memset(w->entry, 0, sizeof w->entry);
+    /* Home orientation (0), all grippers neutral (state 0). */
+    w->entry[0].reached = 1;
+    for (int k = 0; k < n; k++) {
+        close_layer(m, obj, w, k);
+        do_move(m, p, obj, w, k, moves[k]);
+    }
+    /* No closing after the last move: a trailing tilt or regrip only
+     * costs. Unbounded, the entry layer is never empty: a full regrip to
+     * neutral and one tilt make any move possible. */
+    int best = NONE;
+    for (int v = 0; v < NODES; v++)
+        if (w->entry[v].reached && (best == NONE ||
+                                    better(&w->entry[v], &w->entry[best])))
+            best = v;
+    /* A plan above the bound may have lost the optimum to the pruning. */
+    *found = best != NONE &&
+             (w->bound == INT64_MAX || w->entry[best].a <= w->bound);
+    if (!*found)
+        return ROBOT_OK;
+    int count = rebuild(w, n, best, out->steps);
+    if (count < 0)
+        return count;
+    out->n = count;
+    out->safe = w->entry[best].safe;
+    return ROBOT_OK;
+}
+
 int robot_plan(const robot_model *m, const robot_profile *p,
                robot_objective obj, const qs_move *moves, int n,
                robot_schedule *out)
+{
+    return robot_plan_within(m, p, obj, moves, n, INT64_MAX, out);
+}
+
+int robot_plan_within(const robot_model *m, const robot_profile *p,
+                      robot_objective obj, const qs_move *moves, int n,
+                      int64_t bound, robot_schedule *out)
 {
     if (!m || !p || !out || n < 0 || (n > 0 && !moves) ||
         (obj != ROBOT_OBJ_MOVES && obj != ROBOT_OBJ_TIME))
@@ -270,42 +374,40 @@ int robot_plan(const robot_model *m, const robot_profile *p,
     if (n == 0)
         return ROBOT_OK;
 
-    workspace *w = calloc(1, sizeof *w);
+    workspace *w = malloc(sizeof *w);
     link(*links)[NODES] = malloc(sizeof *links * 2 * (size_t)(n + 1));
     if (!w || !links) {
         free(w);
         free(links);
         return ROBOT_ERR_NOMEM;
     }
+    memset(w, 0, offsetof(workspace, heap));
     w->entry_link = links;
     w->closed_link = links + n + 1;
-    /* Home orientation (0), all grippers neutral (state 0). */
-    w->entry[0].reached = 1;
-    list_extras(m, p, w);
-    for (int k = 0; k < n; k++) {
-        close_layer(m, obj, w, k);
-        do_move(m, p, obj, w, k, moves[k]);
+    w->rest[n] = 0;
+    for (int k = n - 1; k >= 0; k--) {
+        robot_step st = {ROBOT_STEP_TURN, moves[k], 0};
+        w->rest[k] = w->rest[k + 1] +
+                     (obj == ROBOT_OBJ_TIME ? robot_step_us(p, &st) : 1);
     }
-    /* No closing after the last move: a trailing tilt or regrip only
-     * costs. The entry layer is never empty: a full regrip to neutral and
-     * one tilt make any move possible. */
-    int best = NONE;
-    for (int v = 0; v < NODES; v++)
-        if (w->entry[v].reached && (best == NONE ||
-                                    better(&w->entry[v], &w->entry[best])))
-            best = v;
-    int count =
-        best == NONE ? ROBOT_ERR_BUFFER : rebuild(w, n, best, out->steps);
-    int safe = best == NONE ? 0 : w->entry[best].safe;
+    w->bound = bound;
+    list_extras(m, p, w);
+    int found, err = plan_layers(m, p, obj, moves, n, w, out, &found);
+    if (!err && !found && w->bound != INT64_MAX) {
+        w->bound = INT64_MAX;
+        err = plan_layers(m, p, obj, moves, n, w, out, &found);
+    }
+    if (!err && !found)
+        err = ROBOT_ERR_BUFFER;
     free(links);
     free(w);
-    if (count < 0) {
+    if (err) {
         memset(out, 0, sizeof *out);
-        return count;
+        return err;
     }
+    int count = out->n;
 
     int64_t us = 0;
-    out->n = count;
     for (int i = 0; i < count; i++) {
         const robot_step *s = &out->steps[i];
         us += robot_step_us(p, s);
@@ -314,7 +416,6 @@ int robot_plan(const robot_model *m, const robot_profile *p,
         out->full_regrips += s->kind == ROBOT_STEP_REGRIP;
     }
     out->robot_moves = out->turns + out->tilts + out->full_regrips;
-    out->safe = safe;
     out->cost_ms = (double)us / 1000.0;
     return ROBOT_OK;
 }

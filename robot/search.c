@@ -52,6 +52,7 @@
 #include <string.h>
 
 enum {
+    GV_LANES = 8,             /* a time vector: ROBOT_STATES, padded */
     N_DIRS = 6,
     CHECK_EVERY = 255,
     MAX_P1 = 24,              /* longest phase-1 part ever searched */
@@ -124,12 +125,11 @@ typedef struct {
      * and [1] with parallel regrips (which may lengthen a turn or a tilt
      * by a different amount for each kind of step). */
     int64_t move_us[QS_MOVE_COUNT][2], tilt_us[2], regrip_us[2], min_us;
-    /* The gripper-state transitions of each automaton op: from, to, and
-     * whether every way carries parallel regrips. */
-    struct {
-        uint8_t from, to, regrips;
-    } edge[ROBOT_OPS][ROBOT_STATES * ROBOT_STATES];
-    uint8_t n_edges[ROBOT_OPS];
+    /* step_us[0][op][from][to]: the least time of op from gripper state
+     * `from` to `to` (GV_NONE where op cannot go so); step_us[1] is the
+     * same transposed, for inverse searches. Dense and padded to GV_LANES
+     * so that a time vector steps in a few vector instructions. */
+    int32_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES];
     int n_plan;           /* candidates planned at the end (by_time) */
     _Atomic int64_t bound_us;
     double first_ms;
@@ -145,7 +145,7 @@ typedef struct {
     /* Least time: gv[i][s] is the least time of the first i path entries
      * that leaves the grippers in state s (an inverse search: of the last
      * i, starting from state s); GV_NONE where impossible. */
-    int64_t gv[MAX_PATH + 1][ROBOT_STATES];
+    int32_t gv[MAX_PATH + 1][GV_LANES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
     int n_path1, n_path;
     uint16_t uedges[MAX_PATH + 1], dedges[MAX_PATH + 1];
@@ -197,15 +197,18 @@ static int better(const robot_solution *a, const robot_solution *b,
 }
 
 /* Plans a candidate exactly and replays the plan on the robot's physics;
- * returns ROBOT_OK or why it must not be reported. */
-static int plan_candidate(const shared *sh, robot_solution *s)
+ * returns ROBOT_OK or why it must not be reported. bound: the search's
+ * rank_key of the path, the count or time of one execution of it, which
+ * the best plan cannot exceed (an inverse search's is an estimate, which
+ * robot_plan_within checks); it only speeds the planning up. */
+static int plan_candidate(const shared *sh, robot_solution *s, int64_t bound)
 {
     qs_cube check = sh->cube;
     qs_cube_apply_moves(&check, s->moves, s->n);
     if (!qs_cube_is_solved(&check))
         return ROBOT_ERR_NOT_SOLVED;
-    int err = robot_plan(sh->rm, sh->prof, sh->o->objective, s->moves, s->n,
-                         &s->plan);
+    int err = robot_plan_within(sh->rm, sh->prof, sh->o->objective, s->moves,
+                                s->n, bound, &s->plan);
     if (!err) {
         char detail[8];
         err = robot_check(&s->plan, &sh->cube, sh->prof, detail,
@@ -282,7 +285,7 @@ static void record(worker *w, int count, int64_t est_us)
             if (s) {
                 memcpy(s->moves, c.moves, (size_t)c.n);
                 s->n = c.n;
-                if (plan_candidate(sh, s) == ROBOT_OK &&
+                if (plan_candidate(sh, s, c.key) == ROBOT_OK &&
                     s->plan.robot_moves <= sh->o->max_len) {
                     sh->confirmed = 1;
                     qs_halt_stop(&sh->halt);
@@ -308,46 +311,44 @@ static int step_set(const worker *w, int set, int op, int *cost)
     return next;
 }
 
-#define GV_NONE (INT64_MAX / 4)
+/* Microseconds, so a path's time fits 32 bits; twice GV_NONE does too. */
+#define GV_NONE (INT32_MAX / 4)
 
-/* One automaton op on a time vector, forwards or (inverse) backwards;
- * us: the op's step durations without and with parallel regrips. */
-static void gv_apply(const shared *sh, int inverse, const int64_t *in,
-                     int op, const int64_t us[2], int64_t *out)
+/* One automaton op on a time vector, forwards or (inverse) backwards:
+ * out[j] = min over i of in[i] + the op's time between states i and j,
+ * never above GV_NONE. */
+static void gv_apply(const shared *sh, int inverse, const int32_t *in,
+                     int op, int32_t *out)
 {
-    for (int s = 0; s < ROBOT_STATES; s++)
-        out[s] = GV_NONE;
-    for (int i = 0; i < sh->n_edges[op]; i++) {
-        int from = sh->edge[op][i].from, to = sh->edge[op][i].to;
-        int64_t c = us[sh->edge[op][i].regrips];
-        if (inverse) {
-            if (in[to] + c < out[from])
-                out[from] = in[to] + c;
-        } else if (in[from] + c < out[to]) {
-            out[to] = in[from] + c;
+    const int32_t(*m)[GV_LANES] = sh->step_us[inverse][op];
+    int32_t acc[GV_LANES];
+    for (int j = 0; j < GV_LANES; j++)
+        acc[j] = GV_NONE;
+    for (int i = 0; i < ROBOT_STATES; i++)
+        for (int j = 0; j < GV_LANES; j++) {
+            int32_t c = in[i] + m[i][j];
+            acc[j] = c < acc[j] ? c : acc[j];
         }
-    }
+    memcpy(out, acc, sizeof acc);
 }
 
 /* Least time: w->gv[depth + 1] after op (preceded by a full regrip when
  * step_set charged one, cost 2, in the order step_set takes them);
  * returns its least entry, the path's time so far. */
-static int64_t advance(worker *w, int depth, int op, const int64_t us[2],
-                       int cost)
+static int64_t advance(worker *w, int depth, int op, int cost)
 {
     const shared *sh = w->sh;
     int inverse = w->d->inverse;
-    const int64_t *in = w->gv[depth];
-    int64_t tmp[ROBOT_STATES], *out = w->gv[depth + 1];
+    const int32_t *in = w->gv[depth];
+    int32_t tmp[GV_LANES], *out = w->gv[depth + 1];
     if (cost == 2) {
-        gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, sh->regrip_us, tmp);
+        gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, tmp);
         in = tmp;
     }
-    gv_apply(sh, inverse, in, op, us, out);
-    int64_t best = GV_NONE;
-    for (int s = 0; s < ROBOT_STATES; s++)
-        if (out[s] < best)
-            best = out[s];
+    gv_apply(sh, inverse, in, op, out);
+    int32_t best = GV_NONE;
+    for (int s = 0; s < GV_LANES; s++)
+        best = out[s] < best ? out[s] : best;
     return best;
 }
 
@@ -422,8 +423,8 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         w->n_path = depth;
         if (!sh->by_time)
             return 1;
-        int64_t v[ROBOT_STATES];
-        gv_apply(sh, 1, w->gv[depth], ROBOT_OP_REGRIP, sh->regrip_us, v);
+        int32_t v[GV_LANES];
+        gv_apply(sh, 1, w->gv[depth], ROBOT_OP_REGRIP, v);
         record(w, w->len1 + w->len2, v[0]);
         return 0;
     }
@@ -438,18 +439,17 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         int rest = togo - cost;
         if (!cost || rest < 0)
             continue;
-        int64_t g2 = sh->by_time ? advance(w, depth, d->op[o][m],
-                                           sh->move_us[m], cost)
-                                 : 0;
-        if (over_time(w, g2, rest))
-            continue;
         int c2 = move_row(t, t->corners_move, corners)[m];
         int s2 = t->slice2_move[slice2][m];
         if (t->cornslice[c2 * N_SLICE2 + s2] > rest)
             continue;
         int u2 = t->udedges_move[udedges][j];
-        if (t->edgeslice[u2 * N_SLICE2 + s2] > rest ||
-            phase2_bound(w, c2, u2, k) > rest)
+        if (t->edgeslice[u2 * N_SLICE2 + s2] > rest)
+            continue;
+        /* Least time: the time vector only for moves the small tables
+         * let through. */
+        int64_t g2 = sh->by_time ? advance(w, depth, d->op[o][m], cost) : 0;
+        if (over_time(w, g2, rest) || phase2_bound(w, c2, u2, k) > rest)
             continue;
         w->path[depth] = (uint8_t)m;
         if (phase2(w, c2, u2, s2, o, set2, rest, depth + 1, axis, -1, g2))
@@ -467,9 +467,8 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         int rest = togo - cost;
         if (!cost || rest < 1)
             continue;
-        int64_t g2 = sh->by_time ? advance(w, depth, ROBOT_OP_TILT_RL + tilt,
-                                           sh->tilt_us, cost)
-                                 : 0;
+        int64_t g2 =
+            sh->by_time ? advance(w, depth, ROBOT_OP_TILT_RL + tilt, cost) : 0;
         if (over_time(w, g2, rest))
             continue;
         int o2 = d->tilt_to[o][tilt];
@@ -767,13 +766,20 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             if (bound > c->cdist)
                 c->cdist = (uint8_t)bound;
         }
+        int tilted = c->op >= TILT_OP;
+        if (c->index != UINT32_MAX) {
+            if (c->dist < 0)
+                c->dist = (int8_t)kid_dist(t, c, d->cls[c->o]);
+            if (c->dist > rest)
+                continue;
+        }
+        /* Least time: the time vector only for children the tables let
+         * through. */
         int64_t g2 = 0;
         if (sh->by_time) {
-            int tilted_op = c->op >= TILT_OP;
             g2 = advance(w, depth,
-                         tilted_op ? ROBOT_OP_TILT_RL + c->op - TILT_OP
-                                   : d->op[n->o][c->op],
-                         tilted_op ? sh->tilt_us : sh->move_us[c->op],
+                         tilted ? ROBOT_OP_TILT_RL + c->op - TILT_OP
+                                : d->op[n->o][c->op],
                          c->cost);
             if (over_time(w, g2, rest > c->cdist ? rest : c->cdist))
                 continue;
@@ -787,12 +793,6 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                        sh->move_axis[c->op], g2);
             continue;
         }
-        int tilted = c->op >= TILT_OP;
-        if (c->dist < 0)
-            c->dist = (int8_t)kid_dist(t, c, d->cls[c->o]);
-        int dist = c->dist;
-        if (dist > rest)
-            continue;
         if (tilted)
             phase1(w, c, rest, depth + 1, last, k);
         else
@@ -837,8 +837,9 @@ static int run_job(worker *w)
         w->next = d->inverse ? sh->rm->nextiset : sh->rm->nextset;
         /* A forward search starts with neutral grippers; an inverse one
          * at the end of the execution, in any state. */
-        for (int st = 0; st < ROBOT_STATES; st++)
-            w->gv[0][st] = st == 0 || d->inverse ? 0 : GV_NONE;
+        for (int st = 0; st < GV_LANES; st++)
+            w->gv[0][st] =
+                st == 0 || (d->inverse && st < ROBOT_STATES) ? 0 : GV_NONE;
         w->uedges[0] = (uint16_t)qs_coord_edge4(c, 0);
         w->dedges[0] = (uint16_t)qs_coord_edge4(c, 4);
         w->edges_ok = 0;
@@ -896,7 +897,7 @@ static int plan_all(const shared *sh, robot_solution *out, int want)
         tmp->n = c->n;
         tmp->direction = c->origin;
         tmp->search_ms = sh->by_time ? (double)c->value / 1000.0 : 0;
-        if (plan_candidate(sh, tmp) != ROBOT_OK)
+        if (plan_candidate(sh, tmp, c->key) != ROBOT_OK)
             continue;
         int pos = n;
         while (pos > 0 && better(tmp, &out[pos - 1], sh->o->objective))
@@ -983,26 +984,30 @@ static void step_durations(shared *sh)
     /* A full regrip is one step whatever it regrips. */
     robot_step regrip = {ROBOT_STEP_REGRIP, 0, 1};
     sh->regrip_us[0] = sh->regrip_us[1] = robot_step_us(sh->prof, &regrip);
+    /* An op's time between two gripper states: without parallel regrips
+     * where the automaton allows it, else with them. A turn op is a
+     * robot-frame move, timed by its kind like the search's moves. */
     for (int op = 0; op < ROBOT_OPS; op++) {
-        int n = 0;
-        for (int from = 0; from < ROBOT_STATES; from++)
-            for (int to = 0; to < ROBOT_STATES; to++) {
+        const int64_t *us = op < QS_MOVE_COUNT ? sh->move_us[op]
+                            : op == ROBOT_OP_REGRIP ? sh->regrip_us
+                                                    : sh->tilt_us;
+        for (int from = 0; from < GV_LANES; from++)
+            for (int to = 0; to < GV_LANES; to++) {
                 int plain = 0, with = 0;
-                for (int r = 0; r < 16; r++)
+                for (int r = 0; r < 16 && from < ROBOT_STATES &&
+                                to < ROBOT_STATES; r++)
                     if (sh->rm->next_state[from][op][r] == to) {
                         if (r == 0)
                             plain = 1;
                         else
                             with = 1;
                     }
-                if (!plain && !with)
-                    continue;
-                sh->edge[op][n].from = (uint8_t)from;
-                sh->edge[op][n].to = (uint8_t)to;
-                sh->edge[op][n].regrips = (uint8_t)!plain;
-                n++;
+                int32_t c = plain  ? (int32_t)us[0]
+                            : with ? (int32_t)us[1]
+                                   : GV_NONE;
+                sh->step_us[0][op][from][to] = c;
+                sh->step_us[1][op][to][from] = c;
             }
-        sh->n_edges[op] = (uint8_t)n;
     }
     sh->min_us = sh->tilt_us[0] < sh->regrip_us[0] ? sh->tilt_us[0]
                                                    : sh->regrip_us[0];
@@ -1073,11 +1078,11 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         sh->move_axis[m] = (uint8_t)axis_of(m);
     sh->start_ns = qs_now_ns();
     /* Least time plans its best two candidates with Dijkstra searches
-     * after the search (about 0.5 ms each): a tenth of the time is kept
-     * for it. */
+     * after the search (0.1-0.3 ms each, bounded by the search's times):
+     * a 25th of the time is kept for it. */
     uint64_t search_us = (uint64_t)o->time_ms * 1000u;
     if (o->objective == ROBOT_OBJ_TIME)
-        search_us -= search_us / 10;
+        search_us -= search_us / 25;
     qs_halt_init(&sh->halt, o->cancel,
                  o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0);
     qs_jobs_init(&sh->jobs, 0);

@@ -26,6 +26,7 @@
 
 #include "quadsolve.h"
 #include "robot.h"
+#include "robot_internal.h"
 
 /* Gripper bits and qs_move numbers used in hand-worked cases. */
 enum { GR = 1, GL = 2, GF = 4, GB = 8 };
@@ -1056,6 +1057,47 @@ static void test_plan_random_axial(void **state)
     random_plans(*state, 60, 1, 0xdeadbeefcafef00dull);
 }
 
+/* robot_plan_within gives robot_plan's result whatever the bound: at the
+ * optimum (the pruning keeps every optimal path), above it, and below it
+ * (no plan within; the unbounded run follows). Both objectives, every
+ * profile, plain and axial moves. */
+static void test_plan_within_bound(void **state)
+{
+    const robot_model *m = *state;
+    static const char *const names[] = {"default", "lego", "servo"};
+    uint64_t rng = 0x5851f42d4c957f2dull;
+    robot_schedule *s = malloc(2 * sizeof *s);
+    assert_non_null(s);
+    for (int t = 0; t < 90; t++) {
+        qs_move mv[QS_MAX_MOVES];
+        int n = 1 + (int)(next_rand(&rng) % 30);
+        for (int i = 0; i < n; i++)
+            mv[i] = (qs_move)(next_rand(&rng) % (t % 2 ? 45 : 18));
+        const robot_profile p = profile(names[t % 3]);
+        for (int obj = 0; obj < 2; obj++) {
+            assert_int_equal(robot_plan(m, &p, (robot_objective)obj, mv, n,
+                                        &s[0]),
+                             ROBOT_OK);
+            int64_t best = obj == ROBOT_OBJ_TIME
+                               ? (int64_t)(s[0].cost_ms * 1000.0 + 0.5)
+                               : s[0].robot_moves;
+            const int64_t bounds[] = {best, best + 1, best - 1, best / 2,
+                                      INT64_MAX};
+            for (int b = 0; b < 5; b++) {
+                assert_int_equal(robot_plan_within(m, &p, (robot_objective)obj,
+                                                   mv, n, bounds[b], &s[1]),
+                                 ROBOT_OK);
+                assert_int_equal(s[1].robot_moves, s[0].robot_moves);
+                assert_true(s[1].cost_ms == s[0].cost_ms);
+                assert_int_equal(s[1].safe, s[0].safe);
+                assert_int_equal(s[1].n, s[0].n);
+                assert_turns_are(&s[1], mv, n);
+            }
+        }
+    }
+    free(s);
+}
+
 /* ---------------------------------------------- exhaustive comparison */
 
 /* Nodes of the exhaustive search: moves done (0..4), cube faces at robot
@@ -1238,6 +1280,7 @@ int main(void)
         cmocka_unit_test(test_plan_errors),
         cmocka_unit_test(test_plan_random_htm),
         cmocka_unit_test(test_plan_random_axial),
+        cmocka_unit_test(test_plan_within_bound),
         cmocka_unit_test(test_plan_optimal_single),
         cmocka_unit_test(test_plan_optimal_short),
     };
