@@ -324,11 +324,18 @@ static void gv_apply(const shared *sh, int inverse, const int32_t *in,
     int32_t acc[GV_LANES];
     for (int j = 0; j < GV_LANES; j++)
         acc[j] = GV_NONE;
+    /* A path can be in few gripper states: only those rows count. */
+    unsigned live = 0;
     for (int i = 0; i < ROBOT_STATES; i++)
+        live |= (unsigned)(in[i] < GV_NONE) << i;
+    while (live) {
+        int i = __builtin_ctz(live);
+        live &= live - 1;
         for (int j = 0; j < GV_LANES; j++) {
             int32_t c = in[i] + m[i][j];
             acc[j] = c < acc[j] ? c : acc[j];
         }
+    }
     memcpy(out, acc, sizeof acc);
 }
 
