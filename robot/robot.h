@@ -309,7 +309,7 @@ typedef struct {
  * first two. Exact (dynamic programming over orientation x gripper state).
  * Returns ROBOT_OK, ROBOT_ERR_ARGUMENT, ROBOT_ERR_MOVE, ROBOT_ERR_TOO_LONG,
  * ROBOT_ERR_NOMEM or ROBOT_ERR_BUFFER (a plan longer than ROBOT_MAX_STEPS;
- * not seen in practice). About 3 ms for 64 moves. */
+ * not seen in practice). About 1.3 ms for 64 moves (least time: 2.5 ms). */
 int robot_plan(const robot_model *m, const robot_profile *p,
                robot_objective obj, const qs_move *moves, int n,
                robot_schedule *out);
