@@ -129,7 +129,7 @@ typedef struct {
      * `from` to `to` (GV_NONE where op cannot go so); step_us[1] is the
      * same transposed, for inverse searches. Dense and padded to GV_LANES
      * so that a time vector steps in a few vector instructions. */
-    int32_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES];
+    int64_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES];
     int n_plan;           /* candidates planned at the end (by_time) */
     _Atomic int64_t bound_us;
     double first_ms;
@@ -145,7 +145,7 @@ typedef struct {
     /* Least time: gv[i][s] is the least time of the first i path entries
      * that leaves the grippers in state s (an inverse search: of the last
      * i, starting from state s); GV_NONE where impossible. */
-    int32_t gv[MAX_PATH + 1][GV_LANES];
+    int64_t gv[MAX_PATH + 1][GV_LANES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
     int n_path1, n_path;
     uint16_t uedges[MAX_PATH + 1], dedges[MAX_PATH + 1];
@@ -311,17 +311,17 @@ static int step_set(const worker *w, int set, int op, int *cost)
     return next;
 }
 
-/* Microseconds, so a path's time fits 32 bits; twice GV_NONE does too. */
-#define GV_NONE (INT32_MAX / 4)
+/* Microseconds: 64 bits, as a profile's steps may last minutes each. */
+#define GV_NONE (INT64_MAX / 4)
 
 /* One automaton op on a time vector, forwards or (inverse) backwards:
  * out[j] = min over i of in[i] + the op's time between states i and j,
  * never above GV_NONE. */
-static void gv_apply(const shared *sh, int inverse, const int32_t *in,
-                     int op, int32_t *out)
+static void gv_apply(const shared *sh, int inverse, const int64_t *in,
+                     int op, int64_t *out)
 {
-    const int32_t(*m)[GV_LANES] = sh->step_us[inverse][op];
-    int32_t acc[GV_LANES];
+    const int64_t(*m)[GV_LANES] = sh->step_us[inverse][op];
+    int64_t acc[GV_LANES];
     for (int j = 0; j < GV_LANES; j++)
         acc[j] = GV_NONE;
     /* A path can be in few gripper states: only those rows count. */
@@ -332,7 +332,7 @@ static void gv_apply(const shared *sh, int inverse, const int32_t *in,
         int i = __builtin_ctz(live);
         live &= live - 1;
         for (int j = 0; j < GV_LANES; j++) {
-            int32_t c = in[i] + m[i][j];
+            int64_t c = in[i] + m[i][j];
             acc[j] = c < acc[j] ? c : acc[j];
         }
     }
@@ -346,14 +346,14 @@ static int64_t advance(worker *w, int depth, int op, int cost)
 {
     const shared *sh = w->sh;
     int inverse = w->d->inverse;
-    const int32_t *in = w->gv[depth];
-    int32_t tmp[GV_LANES], *out = w->gv[depth + 1];
+    const int64_t *in = w->gv[depth];
+    int64_t tmp[GV_LANES], *out = w->gv[depth + 1];
     if (cost == 2) {
         gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, tmp);
         in = tmp;
     }
     gv_apply(sh, inverse, in, op, out);
-    int32_t best = GV_NONE;
+    int64_t best = GV_NONE;
     for (int s = 0; s < GV_LANES; s++)
         best = out[s] < best ? out[s] : best;
     return best;
@@ -430,7 +430,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         w->n_path = depth;
         if (!sh->by_time)
             return 1;
-        int32_t v[GV_LANES];
+        int64_t v[GV_LANES];
         gv_apply(sh, 1, w->gv[depth], ROBOT_OP_REGRIP, v);
         record(w, w->len1 + w->len2, v[0]);
         return 0;
@@ -1009,9 +1009,7 @@ static void step_durations(shared *sh)
                         else
                             with = 1;
                     }
-                int32_t c = plain  ? (int32_t)us[0]
-                            : with ? (int32_t)us[1]
-                                   : GV_NONE;
+                int64_t c = plain ? us[0] : with ? us[1] : GV_NONE;
                 sh->step_us[0][op][from][to] = c;
                 sh->step_us[1][op][to][from] = c;
             }

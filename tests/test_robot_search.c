@@ -374,6 +374,26 @@ static void test_least_time_matches_plan(void **state)
         /* Parallel regrips occur, so the durations they add are tested. */
         assert_true(regripped > 0);
     }
+    /* The slowest profile the format allows: a step lasts minutes and a
+     * solution more than half an hour, which the search's times (once
+     * 32-bit microseconds, capped near 9 minutes) must still hold. */
+    robot_profile slow = builtin_profile(0);
+    slow.quarter_ms = slow.half_ms = slow.pair_quarter_ms =
+        slow.pair_half_ms = slow.tilt_ms = slow.regrip_ms = slow.open_ms =
+            slow.close_ms = slow.settle_ms = ROBOT_PROFILE_MAX_MS;
+    robot_profile_derive(&slow);
+    qs_cube c = cube_of(cubes[5]);
+    robot_solution sol[4];
+    int n = 0;
+    assert_int_equal(robot_solve(robot_tables(), &model, &slow, &c, &o, sol,
+                                 4, &n, NULL),
+                     ROBOT_OK);
+    assert_true(n >= 1);
+    for (int k = 0; k < n; k++) {
+        assert_executes_under(&c, &sol[k], &slow);
+        assert_true(sol[k].plan.cost_ms > 1800e3);
+        assert_true(sol[k].plan.cost_ms <= sol[k].search_ms + 1e-6);
+    }
 }
 
 static void test_special_positions(void **state)
