@@ -47,8 +47,8 @@
  * counter, those with the most moves to spare first. The first solution
  * found at the optimal length stops the others; it is planned from
  * scratch by robot_plan, which must agree on its number of robot moves,
- * and replayed by robot_check before it is returned. docs/optimal.md ("Robot-metric optima") has the design and
- * its limits.
+ * and replayed by robot_check before it is returned. docs/optimal.md
+ * ("Robot-metric optima") has the design and its limits.
  */
 #include "robot.h"
 #include "robot_internal.h"

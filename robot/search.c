@@ -121,15 +121,11 @@ typedef struct {
      * min_us each cannot beat bound_us, the time of the worst of the
      * candidates to be returned; candidates are ranked by time. */
     int by_time;
-    /* A step's duration is robot_step_us's, the planner's: [0] without
-     * and [1] with parallel regrips (which may lengthen a turn or a tilt
-     * by a different amount for each kind of step). */
-    int64_t move_us[QS_MOVE_COUNT][2], tilt_us[2], regrip_us[2], min_us;
     /* step_us[0][op][from][to]: the least time of op from gripper state
      * `from` to `to` (GV_NONE where op cannot go so); step_us[1] is the
      * same transposed, for inverse searches. Dense and padded to GV_LANES
      * so that a time vector steps in a few vector instructions. */
-    int64_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES];
+    int64_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES], min_us;
     int n_plan;           /* candidates planned at the end (by_time) */
     _Atomic int64_t bound_us;
     double first_ms;
@@ -972,53 +968,53 @@ static void init_direction(shared *sh, int dir, const qs_cube sym[48],
                 d->start[k] = (uint8_t)o;
 }
 
-/* The search's step durations under the profile, the planner's
- * (robot_step_us): a turn's depends only on quarter, half or pair (the
- * same for a move in any frame), so each move is timed as the R-L turn of
- * its kind, once without and once with parallel regrips; a tilt's
- * regrips may lengthen it too. */
+/* Least time: the search's step durations under the profile, the
+ * planner's (robot_step_us), [0] without and [1] with parallel regrips. A
+ * turn's depends only on quarter, half or pair (the same for a move in
+ * any frame), so each turn op is timed as the R-L turn of its kind; a
+ * tilt's regrips may lengthen it too; a full regrip is one step whatever
+ * it regrips. step_us then times each op between gripper states: without
+ * parallel regrips where the automaton allows it, else with them. */
 static void step_durations(shared *sh)
 {
+    int64_t us[ROBOT_OPS][2];
     for (int with = 0; with < 2; with++) {
-        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+        for (int op = 0; op < QS_MOVE_COUNT; op++) {
             robot_step st = {ROBOT_STEP_TURN, 0, (uint8_t)with};
-            st.arg = (uint8_t)(m < 18 ? 3 + m % 3 : 27 + (m - 18) % 9);
-            sh->move_us[m][with] = robot_step_us(sh->prof, &st);
+            st.arg = (uint8_t)(op < 18 ? 3 + op % 3 : 27 + (op - 18) % 9);
+            us[op][with] = robot_step_us(sh->prof, &st);
         }
         robot_step tilt = {ROBOT_STEP_TILT, ROBOT_TILT_RL, (uint8_t)with};
-        sh->tilt_us[with] = robot_step_us(sh->prof, &tilt);
+        us[ROBOT_OP_TILT_RL][with] = us[ROBOT_OP_TILT_FB][with] =
+            robot_step_us(sh->prof, &tilt);
     }
-    /* A full regrip is one step whatever it regrips. */
     robot_step regrip = {ROBOT_STEP_REGRIP, 0, 1};
-    sh->regrip_us[0] = sh->regrip_us[1] = robot_step_us(sh->prof, &regrip);
-    /* An op's time between two gripper states: without parallel regrips
-     * where the automaton allows it, else with them. A turn op is a
-     * robot-frame move, timed by its kind like the search's moves. */
+    us[ROBOT_OP_REGRIP][0] = us[ROBOT_OP_REGRIP][1] =
+        robot_step_us(sh->prof, &regrip);
+    sh->min_us = INT64_MAX;
     for (int op = 0; op < ROBOT_OPS; op++) {
-        const int64_t *us = op < QS_MOVE_COUNT ? sh->move_us[op]
-                            : op == ROBOT_OP_REGRIP ? sh->regrip_us
-                                                    : sh->tilt_us;
+        if (us[op][0] < sh->min_us)
+            sh->min_us = us[op][0];
         for (int from = 0; from < GV_LANES; from++)
-            for (int to = 0; to < GV_LANES; to++) {
+            for (int to = 0; to < GV_LANES; to++)
+                sh->step_us[0][op][from][to] = GV_NONE;
+        for (int from = 0; from < ROBOT_STATES; from++)
+            for (int to = 0; to < ROBOT_STATES; to++) {
                 int plain = 0, with = 0;
-                for (int r = 0; r < 16 && from < ROBOT_STATES &&
-                                to < ROBOT_STATES; r++)
+                for (int r = 0; r < 16; r++)
                     if (sh->rm->next_state[from][op][r] == to) {
                         if (r == 0)
                             plain = 1;
                         else
                             with = 1;
                     }
-                int64_t c = plain ? us[0] : with ? us[1] : GV_NONE;
-                sh->step_us[0][op][from][to] = c;
-                sh->step_us[1][op][to][from] = c;
+                if (plain || with)
+                    sh->step_us[0][op][from][to] = us[op][!plain];
             }
+        for (int from = 0; from < GV_LANES; from++)
+            for (int to = 0; to < GV_LANES; to++)
+                sh->step_us[1][op][to][from] = sh->step_us[0][op][from][to];
     }
-    sh->min_us = sh->tilt_us[0] < sh->regrip_us[0] ? sh->tilt_us[0]
-                                                   : sh->regrip_us[0];
-    for (int m = 0; m < QS_MOVE_COUNT; m++)
-        if (sh->move_us[m][0] < sh->min_us)
-            sh->min_us = sh->move_us[m][0];
     /* Under a time limit a remaining move is charged 1.5 cheapest steps.
      * The bound is then no longer a lower bound (a path may still finish
      * faster), but the search stops spending its milliseconds on paths
@@ -1077,7 +1073,8 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     sh->deepest_done = -1;
     sh->by_time = o->objective == ROBOT_OBJ_TIME;
     sh->n_plan = want + MAX_EXTRA_TIME_PLANS;
-    step_durations(sh);
+    if (sh->by_time)
+        step_durations(sh);
     atomic_init(&sh->bound_us, INT64_MAX);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
