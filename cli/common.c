@@ -89,8 +89,8 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
     int size = qtab_optimal_size_parse(s);
     if (size >= 0)
         return (qtab_optimal_size)size;
-    cli_usage_error("%s: unknown table size '%s' (small, large, h48 or "
-                    "large+h48)", opt, s);
+    cli_usage_error("%s: unknown table size '%s' (small, large, h48, "
+                    "large+h48 or compact)", opt, s);
     return QTAB_OPTIMAL_SMALL;
 }
 

@@ -237,6 +237,12 @@ int main(int argc, char **argv)
             if (size < 0)
                 die("--optimal-tables: '%s' is not small, large, h48 or "
                     "large+h48", t);
+            /* One set per metric serves every request, and the compact
+             * set has no two-phase tables. */
+            if (size == QTAB_OPTIMAL_COMPACT)
+                die("--optimal-tables: compact serves optimal solves only "
+                    "(no two-phase tables); the daemon needs both: use h48 "
+                    "or large");
             cfg.optimal_tables = (qtab_optimal_size)size;
         } else if (strcmp(a, "--robot-tables") == 0) {
             const char *t = VALUE();

@@ -22,6 +22,13 @@
  * for its inverse (carried along as cubies: a move turns the inverse
  * from the other side, which no coordinate move table follows).
  *
+ * The compact set (tables with opt_p1m3, no phase1) has neither the
+ * phase-1 table's per-move bits nor the large table: the phase-1
+ * distances come from a 2-bit table of them modulo 3, tracked from parent
+ * to child like the large table's, so every child is made and read
+ * (dfs_compact); the H48 table then cuts most of those that pass. It
+ * holds a 17-move optimum search in about 211 MB instead of 740 MB.
+ *
  * Both bounds gain one where all three axes agree (de Bondt's +1, see
  * usable(); the phase-1 one in HTM only): the last move of a solution
  * turns some axis, and the position before it is already in that axis's
@@ -52,7 +59,8 @@ typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
-                             each axis (entries hold it modulo 3) */
+                             each axis (entries hold it modulo 3); in the
+                             compact set, the phase-1 distance */
     /* Only with the H48 table, and last, so that a search without it
      * touches one cache line per node: the edge coordinate (the corner one
      * follows from corners and twist[0]) and the inverse's cubies. */
@@ -75,6 +83,10 @@ typedef struct {
     const qs_tables *t;
     const qs_optimal_options *o;
     int large;                /* search with the large table */
+    const uint8_t *p1m3;      /* the compact set's phase-1 table, or NULL */
+    int tracked;              /* nodes carry exact distances (dist[]):
+                                 the large table's, or the compact set's
+                                 phase-1 ones */
     const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
     int h48_max;              /* the most an H48 entry says: base + 3 */
     qs_cube premove[18];      /* the inverse of each move: a move turns
@@ -339,6 +351,21 @@ static inline uint64_t large_index(const qs_tables *t, const onode *n, int r)
            t->twist_conj[n->twist[r]][s];
 }
 
+/* The compact set's phase-1 index of node n seen along axis r. */
+static inline uint64_t p1_index(const qs_tables *t, const onode *n, int r)
+{
+    uint32_t cs = t->fs_packed[fs_index(n, r)];
+    return (uint64_t)(cs >> 4) * N_TWIST + t->twist_conj[n->twist[r]][cs & 15];
+}
+
+/* The tracked table's value (distance modulo 3) of node n along axis r. */
+static inline int tracked_value(const shared *sh, const onode *n, int r)
+{
+    if (sh->p1m3)
+        return opt_large_value(sh->p1m3, p1_index(sh->t, n, r));
+    return opt_large_value(sh->t->opt_large, large_index(sh->t, n, r));
+}
+
 /* A unit-cost move changes the distance by -1, 0 or +1, which the child's
  * value modulo 3 tells apart. */
 static inline int next_dist(int parent, int value)
@@ -347,13 +374,17 @@ static inline int next_dist(int parent, int value)
     return delta == 2 ? parent - 1 : parent + delta;
 }
 
+/* Whether axis r of n is at the tracked table's goal: the large table's
+ * (slice edges home in order), or the phase-2 group (slice edges in their
+ * slice). */
 static inline int axis_at_goal(const shared *sh, const onode *n, int r)
 {
     return n->flip[r] == 0 && n->twist[r] == 0 &&
-           n->slice[r] == sh->slice_solved;
+           (sh->p1m3 ? n->slice[r] / 24 == sh->slice_solved / 24
+                     : n->slice[r] == sh->slice_solved);
 }
 
-/* The large table's distances of the child of n by move m (n's own are
+/* The tracked distances of the child of n by move m (n's own are
  * known). A move of cost 2 (a half turn in QTM) can change a distance by
  * two, so it is taken as two quarter turns. */
 static void large_dists(const shared *sh, const onode *n, int m, onode *kid)
@@ -361,20 +392,16 @@ static void large_dists(const shared *sh, const onode *n, int m, onode *kid)
     const qs_tables *t = sh->t;
     if (t->cost[m] == 1) {
         for (int r = 0; r < N_AXES; r++)
-            kid->dist[r] = (uint8_t)next_dist(
-                n->dist[r], opt_large_value(t->opt_large,
-                                            large_index(t, kid, r)));
+            kid->dist[r] =
+                (uint8_t)next_dist(n->dist[r], tracked_value(sh, kid, r));
         return;
     }
     onode mid; /* the quarter turn of the same face; only its phase-1
                   coordinates are read */
     apply_node(sh, n, m - 1, &mid, 0);
     for (int r = 0; r < N_AXES; r++) {
-        int d = next_dist(n->dist[r],
-                          opt_large_value(t->opt_large,
-                                          large_index(t, &mid, r)));
-        kid->dist[r] = (uint8_t)next_dist(
-            d, opt_large_value(t->opt_large, large_index(t, kid, r)));
+        int d = next_dist(n->dist[r], tracked_value(sh, &mid, r));
+        kid->dist[r] = (uint8_t)next_dist(d, tracked_value(sh, kid, r));
     }
 }
 
@@ -395,8 +422,9 @@ static inline int large_all_at(const onode *n, int d)
     return d > 0 && n->dist[0] == d && n->dist[1] == d && n->dist[2] == d;
 }
 
-/* The exact distances of the root: walk down, one move at a time, to a
- * neighbour one closer (value one less modulo 3) until the goal. */
+/* The exact tracked distances of the root: walk down, one move at a
+ * time, to a neighbour one closer (value one less modulo 3) until the
+ * goal. */
 static int large_root(shared *sh, onode *root)
 {
     const qs_tables *t = sh->t;
@@ -404,15 +432,14 @@ static int large_root(shared *sh, onode *root)
         onode n = *root;
         int d = 0;
         while (!axis_at_goal(sh, &n, r)) {
-            int v = opt_large_value(t->opt_large, large_index(t, &n, r));
+            int v = tracked_value(sh, &n, r);
             int stepped = 0;
             for (int m = 0; m < t->n_moves && !stepped; m++) {
                 if (t->cost[m] != 1)
                     continue;
                 onode kid;
                 apply(sh, &n, m, &kid);
-                if (opt_large_value(t->opt_large, large_index(t, &kid, r)) ==
-                    (v + 2) % 3) {
+                if (tracked_value(sh, &kid, r) == (v + 2) % 3) {
                     n = kid;
                     stepped = 1;
                 }
@@ -570,6 +597,31 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
         dfs_plain(w, n, en, togo, canon, depth);
 }
 
+/* Makes the children of n by `moves` that fit in togo (without their H48
+ * fields unless with_h48), with their flipslice rows and corner entries
+ * prefetched: kmove[k] and cidx[k] are child k's move and corner index.
+ * Returns the number of children. */
+static inline __attribute__((always_inline)) int
+make_children(const shared *sh, const onode *n, uint64_t moves, int togo,
+              onode *kid, uint8_t *kmove, uint64_t *cidx, const int with_h48)
+{
+    const qs_tables *t = sh->t;
+    int nk = 0;
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        if (togo < t->cost[m])
+            continue;
+        apply_node(sh, n, m, &kid[nk], with_h48);
+        for (int r = 0; r < N_AXES; r++)
+            __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
+        cidx[nk] = corner_index(t, &kid[nk]);
+        __builtin_prefetch(&t->opt_corners[cidx[nk] >> 1]);
+        kmove[nk++] = (uint8_t)m;
+    }
+    return nk;
+}
+
 /* dfs() with the large table: n's distances are known and within the
  * bound, en holds its phase-1 entries. The phase-1 entries name the moves
  * worth making without reading any child (a child can only be within the
@@ -596,20 +648,9 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
     uint32_t cs[18][N_AXES];
     uint64_t idx[18][N_AXES], cidx[18];
     uint8_t far[18];
-    int nk = 0, krest[18];
+    int krest[18];
     uint32_t kprobe = 0; /* children kept that the H48 table may cut */
-    while (moves) {
-        int m = __builtin_ctzll(moves);
-        moves &= moves - 1;
-        if (togo < t->cost[m])
-            continue;
-        apply_node(sh, n, m, &kid[nk], with_h48);
-        for (int r = 0; r < N_AXES; r++)
-            __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
-        cidx[nk] = corner_index(t, &kid[nk]);
-        __builtin_prefetch(&t->opt_corners[cidx[nk] >> 1]);
-        kmove[nk++] = (uint8_t)m;
-    }
+    int nk = make_children(sh, n, moves, togo, kid, kmove, cidx, with_h48);
     /* The corner table is small and read first: the children it rejects
      * cost no large-table reads. */
     for (int k = 0; k < nk; k++) {
@@ -732,6 +773,75 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
         dfs_large_plain(w, n, en, togo, canon, depth);
 }
 
+/* ---- the compact set */
+
+/* dfs() in the compact set: n's phase-1 distances are known and within the
+ * bound. Without per-move bits every canonical child is made, first
+ * without its H48 fields; the corner table (3 MB) and the 2-bit phase-1
+ * table (35 MB) are read for all of them with their reads overlapped, and
+ * only the children that pass get their H48 coordinates and inverse and
+ * are probed. */
+static void dfs_compact(worker *w, const onode *n, int togo, int canon,
+                        int depth)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
+        return;
+    uint64_t moves = t->canon_allowed[canon];
+    onode kid[18];
+    uint8_t kmove[18], far[18];
+    uint64_t cidx[18], idx[18][N_AXES];
+    int rest = togo - 1, krest[18]; /* HTM: every move costs 1 */
+    int nk = make_children(sh, n, moves, togo, kid, kmove, cidx, 0);
+    for (int k = 0; k < nk; k++) {
+        far[k] = rest > 0 && corner_dist(t, cidx[k]) > rest;
+        if (rest == 0 || far[k])
+            continue;
+        for (int r = 0; r < N_AXES; r++) {
+            idx[k][r] = p1_index(t, &kid[k], r);
+            __builtin_prefetch(&sh->p1m3[idx[k][r] >> 2]);
+        }
+    }
+    int keep = 0;
+    uint32_t probe = 0; /* children kept that the H48 table may cut */
+    for (int k = 0; k < nk; k++) {
+        onode *c = &kid[k];
+        if (rest == 0) {
+            if (is_solved(sh, c)) {
+                w->path[depth] = (qs_move)kmove[k];
+                record(w, depth + 1);
+            }
+            continue;
+        }
+        if (far[k])
+            continue;
+        int beyond = 0;
+        for (int r = 0; r < N_AXES && !beyond; r++) {
+            int d = next_dist(n->dist[r], opt_large_value(sh->p1m3, idx[k][r]));
+            c->dist[r] = (uint8_t)d;
+            beyond = d > rest;
+        }
+        if (beyond || large_all_at(c, rest)) /* de Bondt's +1 */
+            continue;
+        if (keep != k) {
+            copy_node(&kid[keep], c, 0);
+            kmove[keep] = kmove[k];
+        }
+        apply_h48(sh, n, kmove[keep], &kid[keep]);
+        krest[keep] = rest;
+        probe |= (uint32_t)h48_useful(sh, rest) << keep;
+        keep++;
+    }
+    uint32_t cut = probe ? h48_cut(sh, kid, krest, probe) : 0;
+    for (int k = 0; k < keep && !w->halt; k++) {
+        if (cut >> k & 1)
+            continue;
+        w->path[depth] = (qs_move)kmove[k];
+        dfs_compact(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1);
+    }
+}
+
 /* The child of n by move m and its lower bound; its phase-1 entries go to
  * *ke and, with the large table, its distances into the child. */
 /* h, or the H48 bound of n where it is larger: out of line, so that
@@ -748,6 +858,15 @@ static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
 {
     const qs_tables *t = sh->t;
     apply(sh, n, m, kid);
+    if (sh->p1m3) { /* no phase-1 entries: ke is left alone */
+        large_dists(sh, n, m, kid);
+        int h = corner_dist(t, corner_index(t, kid));
+        if (large_bound(kid) > h)
+            h = large_bound(kid);
+        if (large_all_at(kid, h))
+            h++; /* de Bondt's +1 */
+        return h48_raise(sh, kid, h);
+    }
     int h = lookup(t, kid, ke);
     if (sh->large) {
         large_dists(sh, n, m, kid);
@@ -818,7 +937,8 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         j.n = depth;
         return qs_jobs_add(&sh->jobs, &j, togo - bound);
     }
-    uint64_t moves = usable(sh, en, togo, canon);
+    uint64_t moves =
+        sh->p1m3 ? t->canon_allowed[canon] : usable(sh, en, togo, canon);
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
@@ -856,7 +976,7 @@ static void worker_main(void *arg)
         for (int k = 0; k < j->n; k++) {
             onode next;
             apply(sh, &n, j->moves[k], &next);
-            if (sh->large)
+            if (sh->tracked)
                 large_dists(sh, &n, j->moves[k], &next);
             n = next;
             togo -= t->cost[j->moves[k]];
@@ -866,6 +986,10 @@ static void worker_main(void *arg)
         if (togo == 0) {
             if (is_solved(sh, &n))
                 record(w, j->n);
+            continue;
+        }
+        if (sh->p1m3) {
+            dfs_compact(w, &n, togo, canon, j->n);
             continue;
         }
         oentry en;
@@ -925,7 +1049,8 @@ static int run_depth(shared *sh, worker *workers)
     const qs_optimal_options *o = sh->o;
     qs_move path[PREFIX];
     oentry en;
-    lookup(sh->t, &sh->root, &en);
+    if (!sh->p1m3)
+        lookup(sh->t, &sh->root, &en);
     qs_jobs_clear(&sh->jobs);
     int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
     if (err)
@@ -950,7 +1075,8 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
 {
     if (!t || !c || !o || !out || max_out < 1 || !n_out)
         return QS_ERR_ARGUMENT;
-    if (!t->phase1 || !t->opt_corners ||
+    /* the two-phase tables, or the compact set in their stead */
+    if ((!t->phase1 && !(t->opt_p1m3 && t->h48)) || !t->opt_corners ||
         (t->metric != QS_METRIC_HTM && t->metric != QS_METRIC_QTM))
         return QS_ERR_TABLES;
     if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->max_len < -1 ||
@@ -983,17 +1109,21 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         workers[i].sh = sh;
         workers[i].t = t;
     }
-    sh->large = t->opt_large != NULL;
+    sh->p1m3 = t->phase1 ? NULL : t->opt_p1m3;
+    sh->large = t->opt_large != NULL && !sh->p1m3;
+    sh->tracked = sh->large || sh->p1m3;
     sh->h48 = t->h48;
     sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;
     init_frames(sh, c);
     find_symmetries(sh, c);
 
     oentry en;
-    int depth = lookup(t, &sh->root, &en), proven = -1;
+    int depth = sh->p1m3 ? corner_dist(t, corner_index(t, &sh->root))
+                         : lookup(t, &sh->root, &en),
+        proven = -1;
     if (sh->h48 && h48_node_bound(t, sh->h48, &sh->root) > depth)
         depth = h48_node_bound(t, sh->h48, &sh->root);
-    if (sh->large) {
+    if (sh->tracked) {
         err = large_root(sh, &sh->root);
         if (err)
             goto done;

@@ -530,34 +530,68 @@ static int solved_flipslice_index(const qs_tables *t)
     return t->fs_class[fs] * N_TWIST + t->twist_conj[0][t->fs_sym[fs]];
 }
 
+/* The phase-1 distance of every entry, a byte each, into *out
+ * (malloc'ed, sp->n long); the progress bar runs to `span`. A distance
+ * an entry cannot hold is QS_ERR_TABLES. */
+static int phase1_distances(const qs_tables *t, space *sp, int threads,
+                            bfs_job *job, double span, uint8_t **out)
+{
+    *sp = (space){t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
+                  phase1_equivalents, NULL};
+    uint8_t *dist = malloc(sp->n);
+    if (!dist)
+        return QS_ERR_NOMEM;
+    job->sp = sp;
+    job->dist = dist;
+    job->progress_base = 0;
+    job->progress_span = span;
+    uint64_t start = (uint64_t)solved_flipslice_index(t);
+    int err = bfs(sp, &start, 1, dist, threads, job);
+    for (uint64_t i = 0; !err && i < sp->n; i++)
+        if (dist[i] >= P1_DIST_MASK)
+            err = QS_ERR_TABLES; /* deeper than an entry can say */
+    if (err) {
+        free(dist);
+        return err;
+    }
+    *out = dist;
+    return QS_OK;
+}
+
 static int generate_phase1(const qs_tables *t, void *buf, int threads,
                            bfs_job *job)
 {
-    space sp = {t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
-                phase1_equivalents, NULL};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = &sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 0.5;
-    uint64_t start = (uint64_t)solved_flipslice_index(t);
-    int err = bfs(&sp, &start, 1, dist, threads, job);
-    for (uint64_t i = 0; !err && i < sp.n; i++)
-        if (dist[i] >= P1_DIST_MASK)
-            err = QS_ERR_TABLES; /* deeper than an entry can say */
-    if (!err) {
-        job->entries = buf;
-        job->entry_size = phase1_entry_size(t->axial);
-        job->progress_base = 0.5;
-        atomic_store(&job->next_chunk, 0);
-        run_threads(threads, mask_worker, job);
-        if (cancelled(job))
-            err = QS_ERR_CANCELLED;
-    }
+    space sp;
+    uint8_t *dist;
+    int err = phase1_distances(t, &sp, threads, job, 0.5, &dist);
+    if (err)
+        return err;
+    job->entries = buf;
+    job->entry_size = phase1_entry_size(t->axial);
+    job->progress_base = 0.5;
+    atomic_store(&job->next_chunk, 0);
+    run_threads(threads, mask_worker, job);
+    if (cancelled(job))
+        err = QS_ERR_CANCELLED;
     free(dist);
     return err;
+}
+
+/* The compact phase-1 table (BLOB_P1M3): the same breadth-first search as
+ * the phase-1 table's, each distance kept modulo 3 in two bits. */
+static int generate_p1m3(const qs_tables *t, uint8_t *buf, int threads,
+                         bfs_job *job)
+{
+    space sp;
+    uint8_t *dist;
+    int err = phase1_distances(t, &sp, threads, job, 1.0, &dist);
+    if (err)
+        return err;
+    memset(buf, 0, (size_t)((sp.n + 3) / 4));
+    for (uint64_t i = 0; i < sp.n; i++)
+        buf[i >> 2] |= (uint8_t)(dist[i] % 3 << ((i & 3) * 2));
+    free(dist);
+    return QS_OK;
 }
 
 /* A space's distances from entry `start`, saturated at PHASE2_MAX_DIST,
@@ -1248,7 +1282,7 @@ int qs_blob_count(qs_metric m)
     /* The optimal solver's corner table exists where it is searched; the
      * H48 table in HTM only, so far. */
     if (m == QS_METRIC_HTM)
-        return BLOB_COUNT + 3;
+        return BLOB_COUNT + 4;
     if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's move and corner-path tables are optional
@@ -1306,12 +1340,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->kind = 3;
         info->entries = N_PHASE1;
         info->bytes = N_PHASE1 * (uint64_t)phase1_entry_size(axial);
+        /* The compact optimal size has the 2-bit phase-1 table instead. */
+        info->omit = m == QS_METRIC_HTM ? 4 : 0;
         return QS_OK;
     case BLOB_PHASE2:
         info->name = "phase2";
         info->kind = 2;
         info->entries = N_PHASE2;
         info->bytes = N_PHASE2 / 2;
+        info->omit = m == QS_METRIC_HTM ? 4 : 0;
         return QS_OK;
     case BLOB_CORNERS:
         if (m != QS_METRIC_HTM && m != QS_METRIC_QTM)
@@ -1342,6 +1379,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->entries = H48_ENTRIES(H48_BLOB_LEVEL, H48_BLOB_H);
         info->bytes = H48_HEADER + (info->entries + 3) / 4;
         info->optional = 2;
+        return QS_OK;
+    case BLOB_P1M3:
+        if (m != QS_METRIC_HTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "phase1-mod3";
+        info->kind = 25;
+        info->entries = N_PHASE1;
+        info->bytes = (N_PHASE1 + 3) / 4;
+        info->optional = 4;
         return QS_OK;
     default:
         return QS_ERR_ARGUMENT;
@@ -1383,6 +1429,8 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         else if (i == BLOB_H48)
             err = generate_h48(t, H48_BLOB_H, H48_BLOB_LEVEL, buf, threads,
                                &job);
+        else if (i == BLOB_P1M3)
+            err = generate_p1m3(t, buf, threads, &job);
         else
             err = generate_opt_large(t, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);

@@ -273,6 +273,14 @@ enum { BLOB_OPT_LARGE = 3 };
  * holds parameter h = H48_BLOB_H. */
 enum { BLOB_H48 = 4, H48_BLOB_H = 0, H48_BLOB_LEVEL = 1 };
 
+/* The optimal solver's compact phase-1 table (HTM only, optional blob
+ * index BLOB_P1M3, qs_blob_info.optional 4): the phase-1 table's distance
+ * of every entry modulo 3, two bits per entry at the phase-1 index, four
+ * entries per byte (opt_large_value reads it). 35 MB against the 564 MB
+ * of the phase-1 table, whose per-move bits it lacks: the compact size
+ * (the H48 table beside it, no two-phase tables) reads every child. */
+enum { BLOB_P1M3 = 5 };
+
 static inline int opt_large_value(const uint8_t *tab, uint64_t i)
 {
     return tab[i >> 2] >> ((i & 3) * 2) & 3;
@@ -427,6 +435,8 @@ struct qs_tables {
                                   per entry, see BLOB_OPT_LARGE */
     const uint8_t *h48_blob;   /* optional blob, NULL when not loaded */
     struct qs_h48 *h48;        /* its coordinate tables, built with it */
+    const uint8_t *opt_p1m3;   /* optional blob, NULL when not loaded: 2 bits
+                                  per entry, see BLOB_P1M3 */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */

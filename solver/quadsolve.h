@@ -214,7 +214,7 @@ typedef struct qs_tables qs_tables;
  * concurrently for the same generation. */
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
-#define QS_BLOB_MAX 5
+#define QS_BLOB_MAX 6
 
 typedef struct {
     const char *name;      /* file stem, e.g. "phase1" */
@@ -225,7 +225,11 @@ typedef struct {
                               without it (NULL), and which sizes want it:
                               bit 1 the optimal solver's large table and
                               the robot move table, bit 2 the optimal
-                              solver's H48 table */
+                              solver's H48 table, bit 4 its compact
+                              phase-1 table */
+    int omit;              /* a required blob that some sizes leave out:
+                              their bits (the compact size, bit 4, has no
+                              two-phase tables) */
 } qs_blob_info;
 
 /* Number of pruning blobs of metric m, optional ones included
@@ -252,6 +256,10 @@ int qs_tables_optimal_large(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's H48 table (the HTM
  * set's optional blob h48c1), which qs_solve_optimal then prunes with. */
 int qs_tables_optimal_h48(const qs_tables *t);
+/* Nonzero when the set is the HTM set's compact optimal set (the H48
+ * table and the 2-bit phase-1 table, without the two-phase tables): it
+ * serves qs_solve_optimal only, and qs_solve returns QS_ERR_TABLES. */
+int qs_tables_optimal_compact(const qs_tables *t);
 /* Nonzero when a robot set holds its large move table (the optional blob
  * robot-phase1-moves), which robot_solve then prunes with. */
 int qs_tables_robot_large(const qs_tables *t);

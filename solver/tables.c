@@ -521,12 +521,15 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         t->rcorners = blobs[BLOB_ROBOT_CORNERS];
         t->rpaths = blobs[BLOB_ROBOT_PATHS]; /* optional: may be NULL */
     } else {
+        /* NULL in the compact set, which leaves them out */
         t->phase1 = blobs[BLOB_PHASE1];
         t->phase2 = blobs[BLOB_PHASE2];
         if (m == QS_METRIC_HTM || m == QS_METRIC_QTM) {
             t->opt_corners = blobs[BLOB_CORNERS];
             t->opt_large = blobs[BLOB_OPT_LARGE]; /* optional: may be NULL */
         }
+        if (m == QS_METRIC_HTM)
+            t->opt_p1m3 = blobs[BLOB_P1M3]; /* optional: may be NULL */
         if (m == QS_METRIC_HTM && blobs[BLOB_H48]) {
             t->h48_blob = blobs[BLOB_H48];
             err = qs_h48_h(t->h48_blob) != H48_BLOB_H ||
@@ -561,6 +564,11 @@ int qs_tables_optimal_large(const qs_tables *t)
 int qs_tables_optimal_h48(const qs_tables *t)
 {
     return t && t->h48 != NULL;
+}
+
+int qs_tables_optimal_compact(const qs_tables *t)
+{
+    return t && t->opt_p1m3 != NULL && t->h48 != NULL && t->phase1 == NULL;
 }
 
 int qs_tables_robot_large(const qs_tables *t)

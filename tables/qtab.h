@@ -193,10 +193,16 @@ typedef enum {
                                about a minute to generate once; the QTM set
                                is then the small one) */
     QTAB_OPTIMAL_LARGE_H48 = 3, /* both (a bit per optional blob) */
+    QTAB_OPTIMAL_COMPACT = 6, /* the least memory (HTM only, 211 MB): the
+                                 H48 table and a 2-bit phase-1 table (35
+                                 MB) instead of the two-phase tables, so
+                                 the set serves optimal solves only; in
+                                 QTM it is the small set */
 } qtab_optimal_size;
 
-/* The size called `name` on command lines ("small", "large", "h48" or
- * "large+h48"), or -1 when `name` is none of them (or NULL). */
+/* The size called `name` on command lines ("small", "large", "h48",
+ * "large+h48" or "compact"), or -1 when `name` is none of them (or
+ * NULL). */
 int qtab_optimal_size_parse(const char *name);
 
 /* The name of size s, as qtab_optimal_size_parse reads it; "?" for a value
@@ -231,7 +237,9 @@ typedef struct {
                                   when asked for: the large table with
                                   QTAB_OPTIMAL_LARGE, the H48 table with
                                   QTAB_OPTIMAL_H48, both with
-                                  QTAB_OPTIMAL_LARGE_H48 */
+                                  QTAB_OPTIMAL_LARGE_H48; the compact
+                                  phase-1 table, and no two-phase tables
+                                  in HTM, with QTAB_OPTIMAL_COMPACT */
     qtab_robot_size robot;     /* the robot set's, only with
                                   QTAB_ROBOT_LARGE */
 } qtab_options;

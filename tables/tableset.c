@@ -216,31 +216,37 @@ static int store_blob(const blob_ref *b, const char *dir, const void *data,
 }
 
 /* Whether the options ask for blob `info` of metric m: every required
- * blob, and the optional ones of the size chosen for the set. */
+ * blob but those the size chosen leaves out, and the optional ones of that
+ * size. */
 static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
 {
     if (!info->optional)
-        return 1;
+        return ((int)o->optimal & info->omit) == 0;
     if (m == QS_METRIC_ROBOT)
         return o->robot == QTAB_ROBOT_LARGE;
     /* qs_blob_info.optional is the bit of the sizes that want the blob */
     return ((int)o->optimal & info->optional) != 0;
 }
 
-static const char *const optimal_size_names[] = {"small", "large", "h48",
-                                                  "large+h48"};
+/* Indexed by size; NULL where a value is no size. */
+static const char *const optimal_size_names[] = {
+    "small", "large", "h48", "large+h48", NULL, NULL, "compact"};
+#define N_SIZE_VALUES \
+    (int)(sizeof optimal_size_names / sizeof optimal_size_names[0])
 
 int qtab_optimal_size_parse(const char *name)
 {
-    for (int s = 0; name && s < 4; s++)
-        if (strcmp(name, optimal_size_names[s]) == 0)
+    for (int s = 0; name && s < N_SIZE_VALUES; s++)
+        if (optimal_size_names[s] && strcmp(name, optimal_size_names[s]) == 0)
             return s;
     return -1;
 }
 
 const char *qtab_optimal_size_name(qtab_optimal_size s)
 {
-    return (int)s >= 0 && (int)s < 4 ? optimal_size_names[s] : "?";
+    return (int)s >= 0 && (int)s < N_SIZE_VALUES && optimal_size_names[s]
+               ? optimal_size_names[s]
+               : "?";
 }
 
 /* What opening, generating and inspecting a metric's set begin with: the
@@ -253,6 +259,12 @@ static int begin(qs_metric m, const qtab_options *o, const char *dir_opt,
     if (!valid_metric(m)) {
         if (o != NULL)
             say(o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
+        return QTAB_ERR_ARGUMENT;
+    }
+    if (o != NULL &&
+        qtab_optimal_size_parse(qtab_optimal_size_name(o->optimal)) < 0) {
+        say(o, QTAB_LOG_ERROR, "tables: invalid optimal table size %d",
+            (int)o->optimal);
         return QTAB_ERR_ARGUMENT;
     }
     int rc = resolve_dir(dir_opt, dir, PATH_MAX);

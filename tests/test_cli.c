@@ -427,9 +427,10 @@ static void count_solution(void *ctx, const qs_solution *s)
 /* solve --optimal --all: one line per optimal solution, each solving the
  * cube in the optimal length, no two alike, commuting opposite-face pairs
  * in parentheses, and as many lines as the library's own enumeration. */
-/* --table-size h48 and large+h48 solve optimally like the others; sizes
- * that are not one, or the optimal-only sizes for the robot tables, are
- * usage errors. */
+/* --table-size h48, large+h48 and compact solve optimally like the
+ * others, and compact (no two-phase tables) leaves a two-phase solve on
+ * the small set; sizes that are not one, or the optimal-only sizes for the
+ * robot tables, are usage errors. */
 static void test_table_sizes(void **state)
 {
     (void)state;
@@ -441,8 +442,8 @@ static void test_table_sizes(void **state)
     qs_cube_apply_moves(&cube, sm, sn);
     char facelets[55], *out, *lines[4] = {NULL}, args[256];
     qs_cube_to_facelets(&cube, facelets);
-    const char *sizes[] = {"h48", "large+h48"};
-    for (int i = 0; i < 2; i++) {
+    const char *sizes[] = {"h48", "large+h48", "compact"};
+    for (int i = 0; i < 3; i++) {
         snprintf(args, sizeof args,
                  "solve --optimal --table-size %s --scramble \"%s\"",
                  sizes[i], scramble);
@@ -454,6 +455,12 @@ static void test_table_sizes(void **state)
         assert_int_equal(mn, 7);
         free(out);
     }
+    snprintf(args, sizeof args, "solve --table-size compact --scramble \"%s\"",
+             scramble);
+    assert_int_equal(run(args, NULL, &out), 0);
+    assert_int_equal(lines_of(out, lines, 4), 1);
+    assert_line_solves(facelets, lines[0]);
+    free(out);
     assert_int_equal(run("solve --optimal --table-size h47 R", NULL, &out), 2);
     free(out);
     assert_int_equal(run("tables info --robot h48", NULL, &out), 2);

@@ -2188,7 +2188,8 @@ static void test_optimal_sigterm(void **state)
 
 /* --optimal-tables h48: the daemon loads the HTM set with the H48 table,
  * says so in its status, and its optima equal the in-process ones; a size
- * that is none of the four is refused at start. */
+ * that is none of the four is refused at start, and so is compact (which
+ * has no two-phase tables for the daemon's other requests). */
 static void test_optimal_tables_h48(void **state)
 {
     (void)state;
@@ -2202,6 +2203,14 @@ static void test_optimal_tables_h48(void **state)
     int status = pclose(p);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     assert_non_null(strstr(text, "'h49' is not small, large, h48 or large+h48"));
+    snprintf(cmd, sizeof cmd, "'%s' --optimal-tables compact 2>&1", exe);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    got = fread(text, 1, sizeof text - 1, p);
+    text[got] = '\0';
+    status = pclose(p);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+    assert_non_null(strstr(text, "compact serves optimal solves only"));
 
     daemon_proc d;
     start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",

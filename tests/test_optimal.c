@@ -17,11 +17,15 @@
 #include <unistd.h>
 
 static qtab_set *sets[2];
+static qtab_set *two_phase_sets[2]; /* beside a compact set, which has no
+                                       two-phase tables */
 /* `test_optimal large` runs every test with the large table (ctest
  * test_optimal_large), `test_optimal h48` with the H48 table in HTM
  * (test_optimal_h48; QTM then has the small tables), `test_optimal
- * large+h48` with both (test_optimal_large_h48), `test_optimal` with the
- * small tables. */
+ * large+h48` with both (test_optimal_large_h48), `test_optimal compact`
+ * with the compact set in HTM (test_optimal_compact: the H48 table and the
+ * 2-bit phase-1 table, no two-phase tables; QTM small), `test_optimal`
+ * with the small tables. */
 static qtab_optimal_size table_size = QTAB_OPTIMAL_SMALL;
 
 static const char *superflip =
@@ -36,15 +40,31 @@ static const qs_tables *tables(qs_metric m)
         assert_int_equal(qs_tables_optimal_h48(qtab_set_tables(sets[m])),
                          (table_size & QTAB_OPTIMAL_H48) &&
                              m == QS_METRIC_HTM);
+        assert_int_equal(
+            qs_tables_optimal_compact(qtab_set_tables(sets[m])),
+            table_size == QTAB_OPTIMAL_COMPACT && m == QS_METRIC_HTM);
     }
     return qtab_set_tables(sets[m]);
+}
+
+/* Tables the two-phase solver can use in metric m: tables(m), or beside
+ * a compact set the small one. */
+static const qs_tables *two_phase_tables(qs_metric m)
+{
+    if (!qs_tables_optimal_compact(tables(m)))
+        return tables(m);
+    if (!two_phase_sets[m])
+        two_phase_sets[m] = test_open_tables_sized(m, QTAB_OPTIMAL_SMALL);
+    return qtab_set_tables(two_phase_sets[m]);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    qtab_close(sets[0]);
-    qtab_close(sets[1]);
+    for (int m = 0; m < 2; m++) {
+        qtab_close(sets[m]);
+        qtab_close(two_phase_sets[m]);
+    }
     return 0;
 }
 
@@ -382,8 +402,9 @@ static void test_not_longer_than_two_phase(void **state)
             o.time_ms = 5;
             qs_solution two[1];
             int n = 0;
-            assert_int_equal(qs_solve(tables(m), &c, &o, two, 1, &n, NULL),
-                             QS_OK);
+            assert_int_equal(
+                qs_solve(two_phase_tables(m), &c, &o, two, 1, &n, NULL),
+                QS_OK);
             int opt = optimal_length(m, &c);
             assert_true(opt <= two[0].length);
             assert_true(opt <= (m == QS_METRIC_HTM ? 11 : 22));
@@ -528,6 +549,14 @@ static void test_arguments(void **state)
     assert_int_equal(qs_solve_optimal(ax, &c, &o, sol, 1, &n, NULL),
                      QS_ERR_TABLES);
     qs_tables_free(ax);
+    /* The compact set serves optimal solves only: the two-phase solver
+     * finds no tables in it, and says so. */
+    if (qs_tables_optimal_compact(t)) {
+        qs_options two;
+        qs_options_default(&two);
+        assert_int_equal(qs_solve(t, &c, &two, sol, 1, &n, NULL),
+                         QS_ERR_TABLES);
+    }
 }
 
 int main(int argc, char **argv)
@@ -538,6 +567,8 @@ int main(int argc, char **argv)
         table_size = QTAB_OPTIMAL_H48;
     if (argc > 1 && strcmp(argv[1], "large+h48") == 0)
         table_size = QTAB_OPTIMAL_LARGE_H48;
+    if (argc > 1 && strcmp(argv[1], "compact") == 0)
+        table_size = QTAB_OPTIMAL_COMPACT;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_solved),

@@ -7,7 +7,9 @@
  * seen through whatever symmetry the lookup uses; the phase-2 tables must
  * never exceed it. The robot tables are checked the same way over states
  * that carry the tilt class, the large robot table's per-turn deltas,
- * the corner table and the corner-path table included.
+ * the corner table and the corner-path table included. The compact
+ * optimal set's 2-bit phase-1 table must hold the same distances modulo
+ * 3, and that set must leave the two-phase tables out.
  */
 #include "testutil.h"
 
@@ -807,6 +809,65 @@ static void test_h48_table(void **state)
     qtab_close(set);
 }
 
+/* ---- the compact optimal set's phase-1 table (BLOB_P1M3) */
+
+static void test_phase1_mod3(void **state)
+{
+    (void)state;
+    qtab_set *set = test_open_tables_sized(QS_METRIC_HTM, QTAB_OPTIMAL_COMPACT);
+    const qs_tables *t = qtab_set_tables(set);
+    assert_true(qs_tables_optimal_compact(t));
+    assert_true(qs_tables_optimal_h48(t));
+    assert_false(qs_tables_optimal_large(t));
+    /* the two-phase tables are left out, not loaded */
+    assert_null(t->phase1);
+    assert_null(t->phase2);
+    qtab_stats st;
+    qtab_set_stats(set, &st);
+    assert_int_equal(st.blobs, 3); /* corners, H48, phase-1 mod 3 */
+    const uint8_t *p = t->opt_p1m3;
+    assert_non_null(p);
+
+    /* The truth within the radius: the raw coordinate's breadth-first
+     * search, seen through the symmetry the lookup uses. */
+    state_map map;
+    map_init(&map, 24);
+    map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0), 0);
+    map_search(&map, t, 6, p1_expand);
+    uint64_t checked = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = map.keys[i] - 1;
+        int twist = (int)(key % N_TWIST), fs = (int)(key / N_TWIST);
+        uint64_t idx = (uint64_t)t->fs_class[fs] * N_TWIST +
+                       t->twist_conj[twist][t->fs_sym[fs]];
+        assert_int_equal(opt_large_value(p, idx), map.dist[i] % 3);
+        checked++;
+    }
+    assert_true(checked > 100000);
+    map_free(&map);
+
+    /* Everywhere else, against the phase-1 table of the small set (its
+     * own encoder): the same distance modulo 3 on every entry sampled,
+     * and no entry says 3 (not reached). */
+    qtab_set *small = test_open_tables_sized(QS_METRIC_HTM,
+                                             QTAB_OPTIMAL_SMALL);
+    const qs_tables *s = qtab_set_tables(small);
+    assert_false(qs_tables_optimal_compact(s));
+    uint64_t rng = 0x3d3d3du;
+    for (int k = 0; k < 1000000; k++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t idx = (rng >> 11) % N_PHASE1;
+        int d = (int)(phase1_entry(s, idx) & P1_DIST_MASK);
+        assert_int_equal(opt_large_value(p, idx), d % 3);
+    }
+    print_message("phase1-mod3: %llu entries within 6 moves and 1,000,000 "
+                  "sampled checked\n", (unsigned long long)checked);
+    qtab_close(small);
+    qtab_close(set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -817,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_robot),
         cmocka_unit_test(test_h48_coordinate),
         cmocka_unit_test(test_h48_table),
+        cmocka_unit_test(test_phase1_mod3),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,11 +136,12 @@ static void count_report(void *ctx, const qtab_blob_report *r)
 static void test_optimal_size_names(void **state)
 {
     (void)state;
-    const char *names[] = {"small", "large", "h48", "large+h48"};
+    const char *names[] = {"small", "large", "h48", "large+h48", "compact"};
     const qtab_optimal_size sizes[] = {QTAB_OPTIMAL_SMALL, QTAB_OPTIMAL_LARGE,
                                        QTAB_OPTIMAL_H48,
-                                       QTAB_OPTIMAL_LARGE_H48};
-    for (int k = 0; k < 4; k++) {
+                                       QTAB_OPTIMAL_LARGE_H48,
+                                       QTAB_OPTIMAL_COMPACT};
+    for (int k = 0; k < 5; k++) {
         assert_int_equal(qtab_optimal_size_parse(names[k]), (int)sizes[k]);
         assert_string_equal(qtab_optimal_size_name(sizes[k]), names[k]);
     }
@@ -149,7 +150,25 @@ static void test_optimal_size_names(void **state)
         assert_int_equal(qtab_optimal_size_parse(bad[k]), -1);
     assert_int_equal(qtab_optimal_size_parse(NULL), -1);
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)4), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)5), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)7), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)-1), "?");
+    /* a value that is no size is refused before any table is touched */
+    const int no_size[] = {4, 5, 7, 8, -1};
+    for (int k = 0; k < 5; k++) {
+        qtab_options o;
+        qtab_options_default(&o);
+        o.quiet = 1;
+        o.dir = "/nonexistent/quadsolve-tables";
+        o.optimal = (qtab_optimal_size)no_size[k];
+        qtab_set *set = NULL;
+        assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set),
+                         QTAB_ERR_ARGUMENT);
+        assert_null(set);
+        qtab_stats st;
+        assert_int_equal(qtab_generate(QS_METRIC_HTM, &o, &st),
+                         QTAB_ERR_ARGUMENT);
+    }
 }
 
 /* A set without the optional optimal tables is complete: info says
@@ -162,8 +181,8 @@ static void test_optional_blob_absent(void **state)
     assert_int_equal(qtab_info(QS_METRIC_HTM, dir, count_report, &seen),
                      QTAB_OK);
     assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
-    /* the large table and the H48 table */
-    assert_int_equal(seen.optional_absent, 2);
+    /* the large table, the H48 table and the compact phase-1 table */
+    assert_int_equal(seen.optional_absent, 3);
     assert_int_equal(seen.optional_absent,
                      qs_blob_count(QS_METRIC_HTM) - required_blobs());
 
