@@ -25,7 +25,7 @@ static void print_report(void *ctx, const qtab_blob_report *r)
     const char *status = r->status == QTAB_OK ? "ok" : qtab_errcode(r->status);
     if (!r->present && r->expected.optional)
         status = "optional,absent";
-    printf("%-14s %-16s %12llu bytes", r->name, status,
+    printf("%-18s %-16s %12llu bytes", r->name, status,
            (unsigned long long)r->expected.bytes);
     if (verify)
         printf("  %7.2f s", r->seconds);
