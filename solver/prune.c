@@ -12,6 +12,8 @@
  * corners (HTM and QTM, for the optimal solver): for every symmetry class
  *   of the corner permutation and every twist, the distance to solved
  *   corners (4 bits, saturated at 15).
+ * phase1-mod3 (HTM, the optimal solver's compact set): phase1's distances
+ *   modulo 3, two bits each, without the moves.
  *
  * robot phase1 / phase2: the same distances in robot moves for each tilt
  *   class (the axis the robot cannot turn), see qs_internal.h; robot
