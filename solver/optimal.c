@@ -794,9 +794,17 @@ static void dfs_compact(worker *w, const onode *n, int togo, int canon,
     uint64_t cidx[18], idx[18][N_AXES];
     int rest = togo - 1, krest[18]; /* HTM: every move costs 1 */
     int nk = make_children(sh, n, moves, togo, kid, kmove, cidx, 0);
+    if (rest == 0) {
+        for (int k = 0; k < nk; k++)
+            if (is_solved(sh, &kid[k])) {
+                w->path[depth] = (qs_move)kmove[k];
+                record(w, depth + 1);
+            }
+        return;
+    }
     for (int k = 0; k < nk; k++) {
-        far[k] = rest > 0 && corner_dist(t, cidx[k]) > rest;
-        if (rest == 0 || far[k])
+        far[k] = corner_dist(t, cidx[k]) > rest;
+        if (far[k])
             continue;
         for (int r = 0; r < N_AXES; r++) {
             idx[k][r] = p1_index(t, &kid[k], r);
@@ -807,13 +815,6 @@ static void dfs_compact(worker *w, const onode *n, int togo, int canon,
     uint32_t probe = 0; /* children kept that the H48 table may cut */
     for (int k = 0; k < nk; k++) {
         onode *c = &kid[k];
-        if (rest == 0) {
-            if (is_solved(sh, c)) {
-                w->path[depth] = (qs_move)kmove[k];
-                record(w, depth + 1);
-            }
-            continue;
-        }
         if (far[k])
             continue;
         int beyond = 0;
@@ -1076,7 +1077,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     if (!t || !c || !o || !out || max_out < 1 || !n_out)
         return QS_ERR_ARGUMENT;
     /* the two-phase tables, or the compact set in their stead */
-    if ((!t->phase1 && !(t->opt_p1m3 && t->h48)) || !t->opt_corners ||
+    if ((!t->phase1 && !qs_tables_optimal_compact(t)) || !t->opt_corners ||
         (t->metric != QS_METRIC_HTM && t->metric != QS_METRIC_QTM))
         return QS_ERR_TABLES;
     if (o->threads < 1 || o->threads > QS_MAX_THREADS || o->max_len < -1 ||
@@ -1109,7 +1110,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         workers[i].sh = sh;
         workers[i].t = t;
     }
-    sh->p1m3 = t->phase1 ? NULL : t->opt_p1m3;
+    sh->p1m3 = qs_tables_optimal_compact(t) ? t->opt_p1m3 : NULL;
     sh->large = t->opt_large != NULL && !sh->p1m3;
     sh->tracked = sh->large || sh->p1m3;
     sh->h48 = t->h48;

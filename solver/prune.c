@@ -532,14 +532,14 @@ static int solved_flipslice_index(const qs_tables *t)
     return t->fs_class[fs] * N_TWIST + t->twist_conj[0][t->fs_sym[fs]];
 }
 
-/* The phase-1 distance of every entry, a byte each, into *out
- * (malloc'ed, sp->n long); the progress bar runs to `span`. A distance
- * an entry cannot hold is QS_ERR_TABLES. */
-static int phase1_distances(const qs_tables *t, space *sp, int threads,
-                            bfs_job *job, double span, uint8_t **out)
+/* The distances in a phase-1 space (plain or robot) from its starts, a
+ * byte each, into *out (malloc'ed, sp->n long; job keeps sp, which must
+ * outlive its use); the progress bar runs to `span`. A distance a
+ * phase-1 entry cannot hold (P1_DIST_MASK or more) is QS_ERR_TABLES. */
+static int p1_space_distances(const space *sp, const uint64_t *starts,
+                              int n_starts, int threads, bfs_job *job,
+                              double span, uint8_t **out)
 {
-    *sp = (space){t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
-                  phase1_equivalents, NULL};
     uint8_t *dist = malloc(sp->n);
     if (!dist)
         return QS_ERR_NOMEM;
@@ -547,8 +547,7 @@ static int phase1_distances(const qs_tables *t, space *sp, int threads,
     job->dist = dist;
     job->progress_base = 0;
     job->progress_span = span;
-    uint64_t start = (uint64_t)solved_flipslice_index(t);
-    int err = bfs(sp, &start, 1, dist, threads, job);
+    int err = bfs(sp, starts, n_starts, dist, threads, job);
     for (uint64_t i = 0; !err && i < sp->n; i++)
         if (dist[i] >= P1_DIST_MASK)
             err = QS_ERR_TABLES; /* deeper than an entry can say */
@@ -558,6 +557,16 @@ static int phase1_distances(const qs_tables *t, space *sp, int threads,
     }
     *out = dist;
     return QS_OK;
+}
+
+/* The phase-1 distance of every entry (see p1_space_distances). */
+static int phase1_distances(const qs_tables *t, space *sp, int threads,
+                            bfs_job *job, double span, uint8_t **out)
+{
+    *sp = (space){t, N_PHASE1, (int)P1_DIST_MASK, phase1_children,
+                  phase1_equivalents, NULL};
+    uint64_t start = (uint64_t)solved_flipslice_index(t);
+    return p1_space_distances(sp, &start, 1, threads, job, span, out);
 }
 
 static int generate_phase1(const qs_tables *t, void *buf, int threads,
@@ -641,26 +650,10 @@ static int rphase1_distances(const qs_tables *t, space *sp, int threads,
 {
     *sp = (space){t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
                   rphase1_equivalents, NULL};
-    uint8_t *dist = malloc(sp->n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = span;
     uint64_t solved = (uint64_t)solved_flipslice_index(t), starts[N_TILT];
     for (int k = 0; k < N_TILT; k++)
         starts[k] = solved * N_TILT + k;
-    int err = bfs(sp, starts, N_TILT, dist, threads, job);
-    for (uint64_t i = 0; !err && i < sp->n; i++)
-        if (dist[i] >= P1_DIST_MASK)
-            err = QS_ERR_TABLES; /* deeper than a nibble can say */
-    if (err) {
-        free(dist);
-        return err;
-    }
-    *out = dist;
-    return QS_OK;
+    return p1_space_distances(sp, starts, N_TILT, threads, job, span, out);
 }
 
 static uint16_t rphase1_nibbles(const uint8_t *d)

@@ -234,19 +234,22 @@ static const char *const optimal_size_names[] = {
 #define N_SIZE_VALUES \
     (int)(sizeof optimal_size_names / sizeof optimal_size_names[0])
 
+static int is_size(int s)
+{
+    return s >= 0 && s < N_SIZE_VALUES && optimal_size_names[s] != NULL;
+}
+
 int qtab_optimal_size_parse(const char *name)
 {
     for (int s = 0; name && s < N_SIZE_VALUES; s++)
-        if (optimal_size_names[s] && strcmp(name, optimal_size_names[s]) == 0)
+        if (is_size(s) && strcmp(name, optimal_size_names[s]) == 0)
             return s;
     return -1;
 }
 
 const char *qtab_optimal_size_name(qtab_optimal_size s)
 {
-    return (int)s >= 0 && (int)s < N_SIZE_VALUES && optimal_size_names[s]
-               ? optimal_size_names[s]
-               : "?";
+    return is_size((int)s) ? optimal_size_names[s] : "?";
 }
 
 /* What opening, generating and inspecting a metric's set begin with: the
@@ -261,8 +264,7 @@ static int begin(qs_metric m, const qtab_options *o, const char *dir_opt,
             say(o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
         return QTAB_ERR_ARGUMENT;
     }
-    if (o != NULL &&
-        qtab_optimal_size_parse(qtab_optimal_size_name(o->optimal)) < 0) {
+    if (o != NULL && !is_size((int)o->optimal)) {
         say(o, QTAB_LOG_ERROR, "tables: invalid optimal table size %d",
             (int)o->optimal);
         return QTAB_ERR_ARGUMENT;
