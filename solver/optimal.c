@@ -52,6 +52,11 @@ enum {
     CHECK_EVERY = 1023 /* nodes between polls of the stop and cancel flags */
 };
 
+/* The twelve quarter turns among the single face turns 0..17 (a half turn
+ * is m % 3 == 1): what a node may play next where h48_cut finds its
+ * inverse's bound tight. */
+#define QUARTER_TURNS (0x3ffffull & ~0x12492ull)
+
 /* A position as the search tracks it: the phase-1 coordinates in each
  * axis's frame, and in the cube's own frame what the corner table and the
  * final solved test need. */
@@ -258,7 +263,7 @@ static inline int h48_useful(const shared *sh, int rest)
  * reads overlap. */
 static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
                                 const onode *kid, const int *rest,
-                                uint32_t want, int inverse)
+                                uint32_t want, int inverse, uint32_t *tight)
 {
     hprobe p[18];
     uint32_t cut = 0;
@@ -273,22 +278,39 @@ static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
         hp_locate(x, blob, &p[__builtin_ctz(b)]);
     for (uint32_t b = want; b; b &= b - 1) {
         int k = __builtin_ctz(b);
-        if (hp_bound(x, blob, &p[k]) > rest[k])
-            cut |= 1u << k;
+        int h = hp_bound(x, blob, &p[k]);
+        cut |= (uint32_t)(h > rest[k]) << k;
+        *tight |= (uint32_t)(h == rest[k]) << k;
     }
     return cut;
 }
 
 /* Of the children kid[0..nk) that the H48 table may cut (bit k of `want`),
  * those that it puts beyond their `rest` moves left: first by their own
- * entries, then the others by their inverse's. */
+ * entries, then the others by their inverse's.
+ *
+ * *quarter gets the children kept whose inverse is exactly `rest` from
+ * the H48 goal by its bound; their next move is a quarter turn. The goal
+ * is closed under half turns: if a child X solved by w_1 ... w_rest began
+ * with a half turn, X^-1 = w_1 ... w_rest would be solved by the inverse
+ * moves in reverse order, whose last move w_1^-1 starts from the position
+ * w_1, a half turn and so already in the goal: X^-1 would reach it in
+ * rest - 1 moves. This holds for every path of that length, so --all
+ * loses nothing. */
 static inline uint32_t h48_cut(const shared *sh, const onode *kid,
-                               const int *rest, uint32_t want)
+                               const int *rest, uint32_t want,
+                               uint32_t *quarter)
 {
     const qs_h48 *x = sh->h48;
     const uint8_t *blob = sh->t->h48_blob;
-    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0);
-    return cut | h48_pass(x, blob, kid, rest, want & ~cut, 1);
+    /* A tight own bound says only that the last move is a quarter turn,
+     * which the final solved test covers at no cost. */
+    uint32_t own_tight = 0;
+    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0, &own_tight);
+    *quarter = 0;
+    cut |= h48_pass(x, blob, kid, rest, want & ~cut, 1, quarter);
+    *quarter &= ~cut;
+    return cut;
 }
 
 static inline uint32_t fs_index(const onode *n, int r)
@@ -521,25 +543,27 @@ static void record(worker *w, int n)
 /* Depth-first search below node n (entries en, within the bound) with
  * `togo` left in the metric's units; depth moves are on w->path. */
 static void dfs_plain(worker *w, const onode *n, const oentry *en, int togo,
-                      int canon, int depth);
+                      int canon, int depth, int quarter);
 static void dfs_h48(worker *w, const onode *n, const oentry *en, int togo,
-                    int canon, int depth);
+                    int canon, int depth, int quarter);
 
 /* The body of dfs_plain and dfs_h48: with_h48 is a constant in each, so
  * the search without the H48 table is compiled without its checks. */
 static inline __attribute__((always_inline)) void
 dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
-         int depth, const int with_h48)
+         int depth, int quarter, const int with_h48)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
         return;
     uint64_t moves = usable(sh, en, togo, canon);
+    if (quarter)
+        moves &= QUARTER_TURNS;
     onode kid[18];
     uint8_t kmove[18];
     int krest[18], nk = 0;
-    uint32_t probe = 0, cut = 0; /* children the H48 table reads, cuts */
+    uint32_t probe = 0, cut = 0, kquarter = 0; /* see h48_cut */
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
@@ -556,7 +580,7 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
         kmove[nk++] = (uint8_t)m;
     }
     if (with_h48 && probe)
-        cut = h48_cut(sh, kid, krest, probe);
+        cut = h48_cut(sh, kid, krest, probe, &kquarter);
     for (int k = 0; k < nk && !w->halt; k++) {
         int m = kmove[k], rest = krest[k];
         w->path[depth] = (qs_move)m;
@@ -569,22 +593,23 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
         if ((with_h48 && (cut >> k & 1)) || lookup(t, &kid[k], &ke) > rest)
             continue;
         if (with_h48)
-            dfs_h48(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
+            dfs_h48(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1,
+                    kquarter >> k & 1);
         else
-            dfs_plain(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1);
+            dfs_plain(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1, 0);
     }
 }
 
 static void dfs_plain(worker *w, const onode *n, const oentry *en, int togo,
-                      int canon, int depth)
+                      int canon, int depth, int quarter)
 {
-    dfs_node(w, n, en, togo, canon, depth, 0);
+    dfs_node(w, n, en, togo, canon, depth, quarter, 0);
 }
 
 static void dfs_h48(worker *w, const onode *n, const oentry *en, int togo,
-                    int canon, int depth)
+                    int canon, int depth, int quarter)
 {
-    dfs_node(w, n, en, togo, canon, depth, 1);
+    dfs_node(w, n, en, togo, canon, depth, quarter, 1);
 }
 
 /* Depth-first search below node n (see dfs_node). */
@@ -592,9 +617,9 @@ static void dfs(worker *w, const onode *n, const oentry *en, int togo,
                 int canon, int depth)
 {
     if (w->sh->h48)
-        dfs_h48(w, n, en, togo, canon, depth);
+        dfs_h48(w, n, en, togo, canon, depth, 0);
     else
-        dfs_plain(w, n, en, togo, canon, depth);
+        dfs_plain(w, n, en, togo, canon, depth, 0);
 }
 
 /* Makes the children of n by `moves` that fit in togo (without their H48
@@ -630,19 +655,21 @@ make_children(const shared *sh, const onode *n, uint64_t moves, int togo,
  * memory reads overlap; so are the phase-1 entries of the children that
  * pass the large table, read by the next level. */
 static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
-                            int togo, int canon, int depth);
+                            int togo, int canon, int depth, int quarter);
 static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
-                          int togo, int canon, int depth);
+                          int togo, int canon, int depth, int quarter);
 
 static inline __attribute__((always_inline)) void
 dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
-               int canon, int depth, const int with_h48)
+               int canon, int depth, int quarter, const int with_h48)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
         return;
     uint64_t moves = usable(sh, en, togo, canon);
+    if (quarter)
+        moves &= QUARTER_TURNS;
     onode kid[18];
     uint8_t kmove[18];
     uint32_t cs[18][N_AXES];
@@ -718,12 +745,16 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
     }
     /* Last, for the children the large table keeps: most of those the
      * H48 table would cut, the large table has already. */
-    uint32_t cut = with_h48 && kprobe ? h48_cut(sh, kid, krest, kprobe) : 0;
+    uint32_t kquarter = 0;
+    uint32_t cut =
+        with_h48 && kprobe ? h48_cut(sh, kid, krest, kprobe, &kquarter) : 0;
     if (with_h48 && cut) {
         int left = 0;
+        uint32_t q = 0;
         for (int k = 0; k < keep; k++) {
             if (cut >> k & 1)
                 continue;
+            q |= (kquarter >> k & 1) << left;
             if (left != k) {
                 copy_node(&kid[left], &kid[k], with_h48);
                 kmove[left] = kmove[k];
@@ -733,6 +764,7 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
             left++;
         }
         keep = left;
+        kquarter = q;
     }
     for (int k = 0; k < keep && !w->halt; k++) {
         int m = kmove[k];
@@ -744,23 +776,23 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
         w->path[depth] = (qs_move)m;
         if (with_h48)
             dfs_large_h48(w, &kid[k], &ke, togo - t->cost[m],
-                          t->canon_next[m], depth + 1);
+                          t->canon_next[m], depth + 1, kquarter >> k & 1);
         else
             dfs_large_plain(w, &kid[k], &ke, togo - t->cost[m],
-                            t->canon_next[m], depth + 1);
+                            t->canon_next[m], depth + 1, 0);
     }
 }
 
 static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
-                            int togo, int canon, int depth)
+                            int togo, int canon, int depth, int quarter)
 {
-    dfs_large_node(w, n, en, togo, canon, depth, 0);
+    dfs_large_node(w, n, en, togo, canon, depth, quarter, 0);
 }
 
 static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
-                          int togo, int canon, int depth)
+                          int togo, int canon, int depth, int quarter)
 {
-    dfs_large_node(w, n, en, togo, canon, depth, 1);
+    dfs_large_node(w, n, en, togo, canon, depth, quarter, 1);
 }
 
 /* dfs() with the large table (see dfs_large_node). */
@@ -768,9 +800,9 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
                       int canon, int depth)
 {
     if (w->sh->h48)
-        dfs_large_h48(w, n, en, togo, canon, depth);
+        dfs_large_h48(w, n, en, togo, canon, depth, 0);
     else
-        dfs_large_plain(w, n, en, togo, canon, depth);
+        dfs_large_plain(w, n, en, togo, canon, depth, 0);
 }
 
 /* ---- the compact set */
@@ -782,13 +814,15 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
  * only the children that pass get their H48 coordinates and inverse and
  * are probed. */
 static void dfs_compact(worker *w, const onode *n, int togo, int canon,
-                        int depth)
+                        int depth, int quarter)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
         return;
     uint64_t moves = t->canon_allowed[canon];
+    if (quarter)
+        moves &= QUARTER_TURNS;
     onode kid[18];
     uint8_t kmove[18], far[18];
     uint64_t cidx[18], idx[18][N_AXES];
@@ -834,12 +868,14 @@ static void dfs_compact(worker *w, const onode *n, int togo, int canon,
         probe |= (uint32_t)h48_useful(sh, rest) << keep;
         keep++;
     }
-    uint32_t cut = probe ? h48_cut(sh, kid, krest, probe) : 0;
+    uint32_t kquarter = 0;
+    uint32_t cut = probe ? h48_cut(sh, kid, krest, probe, &kquarter) : 0;
     for (int k = 0; k < keep && !w->halt; k++) {
         if (cut >> k & 1)
             continue;
         w->path[depth] = (qs_move)kmove[k];
-        dfs_compact(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1);
+        dfs_compact(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1,
+                    kquarter >> k & 1);
     }
 }
 
@@ -990,7 +1026,7 @@ static void worker_main(void *arg)
             continue;
         }
         if (sh->p1m3) {
-            dfs_compact(w, &n, togo, canon, j->n);
+            dfs_compact(w, &n, togo, canon, j->n, 0);
             continue;
         }
         oentry en;
