@@ -532,13 +532,15 @@ static int solved_flipslice_index(const qs_tables *t)
     return t->fs_class[fs] * N_TWIST + t->twist_conj[0][t->fs_sym[fs]];
 }
 
-/* The distances in a phase-1 space (plain or robot) from its starts, a
- * byte each, into *out (malloc'ed, sp->n long; job keeps sp, which must
- * outlive its use); the progress bar runs to `span`. A distance a
- * phase-1 entry cannot hold (P1_DIST_MASK or more) is QS_ERR_TABLES. */
-static int p1_space_distances(const space *sp, const uint64_t *starts,
-                              int n_starts, int threads, bfs_job *job,
-                              double span, uint8_t **out)
+/* The distances in space sp from its starts, a byte each, into *out
+ * (malloc'ed, sp->n long); the progress bar runs from 0 to `span`. job
+ * keeps sp and dist for a pass over them that may follow (the phase-1
+ * masks), so sp must outlive that use. A distance of `too_far` or more is
+ * QS_ERR_TABLES (what the caller's entries cannot hold; pass sp->max_level
+ * + 1 where bfs()'s saturation at max_level is wanted). */
+static int space_distances(const space *sp, const uint64_t *starts,
+                           int n_starts, int threads, bfs_job *job,
+                           double span, int too_far, uint8_t **out)
 {
     uint8_t *dist = malloc(sp->n);
     if (!dist)
@@ -549,14 +551,24 @@ static int p1_space_distances(const space *sp, const uint64_t *starts,
     job->progress_span = span;
     int err = bfs(sp, starts, n_starts, dist, threads, job);
     for (uint64_t i = 0; !err && i < sp->n; i++)
-        if (dist[i] >= P1_DIST_MASK)
-            err = QS_ERR_TABLES; /* deeper than an entry can say */
+        if (dist[i] >= too_far)
+            err = QS_ERR_TABLES;
     if (err) {
         free(dist);
         return err;
     }
     *out = dist;
     return QS_OK;
+}
+
+/* space_distances() for a phase-1 space (plain or robot): a distance a
+ * phase-1 entry cannot hold (P1_DIST_MASK or more) is QS_ERR_TABLES. */
+static int p1_space_distances(const space *sp, const uint64_t *starts,
+                              int n_starts, int threads, bfs_job *job,
+                              double span, uint8_t **out)
+{
+    return space_distances(sp, starts, n_starts, threads, job, span,
+                           (int)P1_DIST_MASK, out);
 }
 
 /* The phase-1 distance of every entry (see p1_space_distances). */
@@ -610,19 +622,15 @@ static int generate_p1m3(const qs_tables *t, uint8_t *buf, int threads,
 static int generate_nibbles(const space *sp, uint64_t start, uint8_t *buf,
                             int threads, bfs_job *job)
 {
-    uint8_t *dist = malloc(sp->n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 1.0;
-    int err = bfs(sp, &start, 1, dist, threads, job);
-    if (!err)
-        for (uint64_t i = 0; i < sp->n; i += 2)
-            buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
+    uint8_t *dist;
+    int err = space_distances(sp, &start, 1, threads, job, 1.0,
+                              sp->max_level + 1, &dist);
+    if (err)
+        return err;
+    for (uint64_t i = 0; i < sp->n; i += 2)
+        buf[i / 2] = (uint8_t)(dist[i] | dist[i + 1] << 4);
     free(dist);
-    return err;
+    return QS_OK;
 }
 
 static int generate_phase2(const qs_tables *t, uint8_t *buf, int threads,
@@ -779,18 +787,15 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
     const int pairs = N_TILT * N_TILT;
     space sp = {t, N_PHASE2 * pairs, PHASE2_MAX_DIST, rphase2_children,
                 rphase2_equivalents, NULL};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    job->sp = &sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 1.0;
     uint64_t solved = (uint64_t)t->corner_class[0] * N_PERM8, starts[N_TILT];
     for (int e = 0; e < N_TILT; e++)
         starts[e] = (solved * N_TILT + e) * N_TILT + e;
-    int err = bfs(&sp, starts, N_TILT, dist, threads, job);
-    for (uint64_t i = 0; !err && i < N_PHASE2; i++) {
+    uint8_t *dist;
+    int err = space_distances(&sp, starts, N_TILT, threads, job, 1.0,
+                              sp.max_level + 1, &dist);
+    if (err)
+        return err;
+    for (uint64_t i = 0; i < N_PHASE2; i++) {
         const uint8_t *d = &dist[i * pairs]; /* d[k * 3 + e] */
         uint32_t entry = 0;
         for (int k = 0; k < N_TILT; k++) {
@@ -810,39 +815,29 @@ static int generate_rphase2(const qs_tables *t, uint32_t *buf, int threads,
 }
 
 /* The robot corner distances (rcorners_children's space, index
- * (class * N_TWIST + twist) * 3 + k) in a new array of bytes, or NULL
- * with *err set. */
-static uint8_t *rcorners_dist(const qs_tables *t, int threads, bfs_job *job,
-                              int *err)
+ * (class * N_TWIST + twist) * 3 + k), a byte each, into *out (see
+ * space_distances). */
+static int rcorners_dist(const qs_tables *t, int threads, bfs_job *job,
+                         double span, uint8_t **out)
 {
     space sp = {t, N_CORNERS_OPT * N_TILT, PHASE2_MAX_DIST, rcorners_children,
                 rcorners_equivalents, NULL};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist) {
-        *err = QS_ERR_NOMEM;
-        return NULL;
-    }
-    job->sp = &sp;
-    job->dist = dist;
     uint64_t solved = (uint64_t)t->corner_class[0] * N_TWIST, starts[N_TILT];
     for (int k = 0; k < N_TILT; k++)
         starts[k] = solved * N_TILT + k;
-    *err = bfs(&sp, starts, N_TILT, dist, threads, job);
+    int err = space_distances(&sp, starts, N_TILT, threads, job, span,
+                              sp.max_level + 1, out);
     job->sp = NULL; /* sp lives here only */
-    if (*err) {
-        free(dist);
-        return NULL;
-    }
-    return dist;
+    return err;
 }
 
 static int generate_rcorners(const qs_tables *t, uint8_t *buf, int threads,
                              bfs_job *job)
 {
-    job->progress_base = 0;
-    job->progress_span = 1.0;
-    int err;
-    uint8_t *dist = rcorners_dist(t, threads, job, &err);
+    uint8_t *dist;
+    int err = rcorners_dist(t, threads, job, 1.0, &dist);
+    if (err)
+        return err;
     for (uint64_t i = 0; !err && i < N_CORNERS_OPT; i++) {
         const uint8_t *d = &dist[i * N_TILT];
         int least = d[0] < d[1] ? d[0] : d[1];
@@ -949,13 +944,11 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
                            bfs_job *job)
 {
     const uint64_t n = N_CORNERS_OPT * N_TILT;
-    job->progress_base = 0;
-    job->progress_span = 0.25;
-    int err;
-    uint8_t *corners = rcorners_dist(t, threads, job, &err);
+    uint8_t *corners = NULL;
+    int err = rcorners_dist(t, threads, job, 0.25, &corners);
     uint8_t *p2 = malloc((size_t)N_PERM8 * N_TILT), *prev = malloc(n),
             *next = malloc(n);
-    if (corners && (!p2 || !prev || !next))
+    if (!err && (!p2 || !prev || !next))
         err = QS_ERR_NOMEM;
     if (!err) {
         phase2_corner_moves(t, p2);
@@ -1210,21 +1203,19 @@ static int generate_h48(const qs_tables *t, int h, int level, uint8_t *buf,
         return err;
     space sp = {t, H48_ENTRIES(level, 0), 20, h48_children, h48_equivalents,
                 x};
-    uint8_t *dist = malloc(sp.n);
-    if (!dist) {
-        qs_h48_free(x);
-        return QS_ERR_NOMEM;
-    }
-    job->sp = &sp;
-    job->dist = dist;
-    job->progress_base = 0;
-    job->progress_span = 0.9;
     qs_cube solved;
     qs_cube_solved(&solved);
     int cls;
     uint64_t start = h48_index(x, qs_h48_cocsep(x, &solved),
                                qs_h48_esep(x, &solved), &cls);
-    err = bfs(&sp, &start, 1, dist, threads, job);
+    /* a distance of max_level means unreached (bfs() saturates there) */
+    uint8_t *dist;
+    err = space_distances(&sp, &start, 1, threads, job, 0.9, sp.max_level,
+                          &dist);
+    if (err) {
+        qs_h48_free(x);
+        return err;
+    }
     enum { MAXD = 21 };
     uint64_t hist[MAXD][MAXD];
     memset(hist, 0, sizeof hist);
@@ -1234,8 +1225,8 @@ static int generate_h48(const qs_tables *t, int h, int level, uint8_t *buf,
         /* esep in the representative's frame: its distance is the same
          * in every frame, the goal being symmetric */
         int fb = a > b ? a : b;
-        if (dist[i] >= sp.max_level || fb > dist[i])
-            err = QS_ERR_TABLES; /* unreached, or a fallback too high */
+        if (fb > dist[i])
+            err = QS_ERR_TABLES; /* a fallback too high */
         else
             hist[dist[i]][fb]++;
     }
