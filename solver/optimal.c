@@ -63,6 +63,8 @@ enum {
 typedef struct {
     uint16_t flip[N_AXES], slice[N_AXES], twist[N_AXES];
     uint16_t corners;
+    uint32_t fs[N_AXES];  /* flip-slice index along each axis: computed
+                             once per node, read two or three times */
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3); in the
                              compact set, the phase-1 distance */
@@ -96,6 +98,7 @@ typedef struct {
     int h48_max;              /* the most an H48 entry says: base + 3 */
     qs_cube premove[18];      /* the inverse of each move: a move turns
                                  the inverse position from the other side */
+    int shuffle;              /* apply_h48 may use inverse_shuffle */
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -137,12 +140,48 @@ void qs_optimal_options_default(qs_optimal_options *o)
     o->max_len = -1;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define INVERSE_SHUFFLE 1
+/* apply_h48's cubie part as byte shuffles (SSSE3, which the solve checks
+ * the processor has): a premove relabels the inverse's cubies, one table
+ * lookup per cubie, which is what a shuffle is. The corners' permutation
+ * and twist come out of one shuffle of pm's cp and co. */
+__attribute__((target("ssse3"))) static void
+inverse_shuffle(const qs_cube *pm, const onode *n, onode *out)
+{
+    const __m128i hi = _mm_set_epi64x(-1, 0);
+    __m128i table = _mm_loadu_si128((const __m128i *)(const void *)pm->cp);
+    __m128i cur = _mm_loadu_si128((const __m128i *)(const void *)n->icp);
+    __m128i idx = _mm_or_si128(_mm_unpacklo_epi64(cur, cur),
+                               _mm_and_si128(hi, _mm_set1_epi8(8)));
+    __m128i v = _mm_add_epi8(_mm_shuffle_epi8(table, idx),
+                             _mm_and_si128(hi, cur));
+    __m128i over = _mm_and_si128(hi, _mm_cmpgt_epi8(v, _mm_set1_epi8(2)));
+    v = _mm_sub_epi8(v, _mm_and_si128(over, _mm_set1_epi8(3)));
+    _mm_storeu_si128((__m128i *)(void *)out->icp, v);
+    uint8_t e[16] = {0};
+    memcpy(e, n->iep, sizeof n->iep);
+    __m128i ep = _mm_shuffle_epi8(
+        _mm_loadu_si128((const __m128i *)(const void *)pm->ep),
+        _mm_loadu_si128((const __m128i *)(const void *)e));
+    _mm_storeu_si128((__m128i *)(void *)e, ep);
+    memcpy(out->iep, e, sizeof out->iep);
+}
+#endif
+
 /* The H48 part of apply: n's coordinates and inverse cubies after move m. */
 static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
 {
     static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
     const qs_cube *pm = &sh->premove[m];
     out->esep = sh->h48->esep_move[n->esep][m];
+#ifdef INVERSE_SHUFFLE
+    if (sh->shuffle) {
+        inverse_shuffle(pm, n, out);
+        return;
+    }
+#endif
     for (int i = 0; i < 8; i++) {
         int j = n->icp[i];
         out->icp[i] = pm->cp[j];
@@ -164,6 +203,7 @@ apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
         out->flip[r] = move_row(t, t->flip_move, n->flip[r])[mr];
         out->slice[r] = move_row(t, t->edge4_move[0], n->slice[r])[mr];
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
+        out->fs[r] = (uint32_t)(out->slice[r] / 24 * N_FLIP + out->flip[r]);
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
     if (with_h48)
@@ -315,7 +355,7 @@ static inline uint32_t h48_cut(const shared *sh, const onode *kid,
 
 static inline uint32_t fs_index(const onode *n, int r)
 {
-    return (uint32_t)(n->slice[r] / 24 * N_FLIP + n->flip[r]);
+    return n->fs[r];
 }
 
 static inline uint64_t corner_index(const qs_tables *t, const onode *n)
@@ -392,8 +432,14 @@ static inline int tracked_value(const shared *sh, const onode *n, int r)
  * value modulo 3 tells apart. */
 static inline int next_dist(int parent, int value)
 {
-    int delta = (value - parent % 3 + 3) % 3;
-    return delta == 2 ? parent - 1 : parent + delta;
+    /* [parent % 3][value]: the change, without a division per child (a
+     * value of 3 never occurs in a table; it counts as 0, as before) */
+    static const int8_t change[3][4] = {
+        {0, 1, -1, 0}, {-1, 0, 1, -1}, {1, -1, 0, 1}};
+    static const uint8_t mod3[32] = {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1,
+                                     2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0,
+                                     1, 2, 0, 1, 2, 0, 1, 2, 0, 1};
+    return parent + change[mod3[parent & 31]][value];
 }
 
 /* Whether axis r of n is at the tracked table's goal: the large table's
@@ -1053,6 +1099,8 @@ static void init_frames(shared *sh, const qs_cube *c)
         sh->root.flip[r] = (uint16_t)qs_coord_flip(&y);
         sh->root.slice[r] = (uint16_t)qs_coord_edge4(&y, 8);
         sh->root.twist[r] = (uint16_t)qs_coord_twist(&y);
+        sh->root.fs[r] = (uint32_t)(sh->root.slice[r] / 24 * N_FLIP +
+                                    sh->root.flip[r]);
         for (int m = 0; m < t->n_moves; m++)
             sh->conj[r][m] = t->move_conj[m][s];
         /* Bit b of a mask in axis r's frame is the cube's move that
@@ -1079,6 +1127,9 @@ static void init_frames(shared *sh, const qs_cube *c)
     memcpy(sh->root.iep, inv.ep, 12);
     for (int m = 0; m < 18; m++)
         qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
+#ifdef INVERSE_SHUFFLE
+    sh->shuffle = __builtin_cpu_supports("ssse3");
+#endif
 }
 
 static int run_depth(shared *sh, worker *workers)
