@@ -409,7 +409,7 @@ static inline uint64_t large_index(const qs_tables *t, const onode *n, int r)
     uint32_t cs = t->fs_packed[fs_index(n, r)];
     int s = (int)(cs & 15);
     return ((uint64_t)(cs >> 4) * N_SLICE2 +
-            t->slice_conj[n->slice[r]][s] % 24) * N_TWIST +
+            t->slice_order_conj[n->slice[r]][s]) * N_TWIST +
            t->twist_conj[n->twist[r]][s];
 }
 
@@ -737,7 +737,7 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
             int sym = (int)(p & 15);
             cs[k][r] = p;
             idx[k][r] = ((uint64_t)(p >> 4) * N_SLICE2 +
-                         t->slice_conj[c->slice[r]][sym] % 24) * N_TWIST +
+                         t->slice_order_conj[c->slice[r]][sym]) * N_TWIST +
                         t->twist_conj[c->twist[r]][sym];
             __builtin_prefetch(&t->opt_large[idx[k][r] >> 2]);
         }

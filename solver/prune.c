@@ -1030,7 +1030,7 @@ static uint64_t large_child_block(const qs_tables *t, int cls, int order,
     int flip2 = move_row(t, t->flip_move, fs % N_FLIP)[m];
     uint32_t packed = t->fs_packed[ss2 / 24 * N_FLIP + flip2];
     *sym = (int)(packed & 15);
-    return (uint64_t)(packed >> 4) * N_SLICE2 + t->slice_conj[ss2][*sym] % 24;
+    return (uint64_t)(packed >> 4) * N_SLICE2 + t->slice_order_conj[ss2][*sym];
 }
 
 /* Settles entry (block, twist) and the entries its class's own
@@ -1047,7 +1047,7 @@ static uint64_t settle_all(const qs_tables *t, uint8_t *tab, uint64_t block,
             if (self >> s & 1)
                 n += (uint64_t)settle(
                     tab,
-                    ((uint64_t)cls * N_SLICE2 + t->slice_conj[ss][s] % 24) *
+                    ((uint64_t)cls * N_SLICE2 + t->slice_order_conj[ss][s]) *
                             N_TWIST +
                         t->twist_conj[twist][s],
                     v);
@@ -1154,7 +1154,7 @@ static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
     uint32_t packed = t->fs_packed[ss / 24 * N_FLIP];
     int s = (int)(packed & 15);
     uint64_t goal = (uint64_t)(packed >> 4) * N_SLICE2 +
-                    t->slice_conj[ss][s] % 24;
+                    t->slice_order_conj[ss][s];
     uint64_t reached = settle_all(t, tab, goal, 0, 0), frontier = reached;
 
     for (int d = 0; reached < N_OPT_LARGE; d++) {

@@ -407,7 +407,9 @@ struct qs_tables {
     uint16_t *corner_rep;      /* [N_CORNER_CLASS] */
     uint16_t *corner_selfsym;
     uint16_t (*udedges_conj)[N_SYM];
-    uint16_t (*slice_conj)[N_SYM]; /* [N_EDGE4] slice edges, S x S^-1 */
+    /* [N_EDGE4] the order of the slice edges (0..23) after S x S^-1: the
+     * only part of the conjugated slice coordinate any table index uses */
+    uint8_t (*slice_order_conj)[N_SYM];
     /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
      * time, turned into the mask of the cube that symmetry s maps onto it */
     uint64_t (*remap)[6][256];

@@ -332,12 +332,12 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
     t->corner_rep = carve(t, sizeof *t->corner_rep * N_CORNER_CLASS);
     t->corner_selfsym = carve(t, sizeof *t->corner_selfsym * N_CORNER_CLASS);
     t->udedges_conj = carve(t, sizeof *t->udedges_conj * N_PERM8);
-    t->slice_conj = carve(t, sizeof *t->slice_conj * N_EDGE4);
+    t->slice_order_conj = carve(t, sizeof *t->slice_order_conj * N_EDGE4);
     t->remap = carve(t, sizeof *t->remap * N_SYM);
     t->flag_remap = carve(t, sizeof *t->flag_remap * N_SYM);
     if (!t->fs_class || !t->fs_sym || !t->fs_packed || !t->fs_rep || !t->fs_selfsym ||
         !t->twist_conj || !t->corner_class || !t->corner_sym ||
-        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->slice_conj || !t->remap ||
+        !t->corner_rep || !t->corner_selfsym || !t->udedges_conj || !t->slice_order_conj || !t->remap ||
         !t->flag_remap)
         return QS_ERR_NOMEM;
     int err = classify(t, sym, N_FLIPSLICE, set_flipslice, get_flipslice,
@@ -376,7 +376,7 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
         qs_coord_set_edge4(&c, 8, x);
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->slice_conj[x][s] = (uint16_t)qs_coord_edge4(&d, 8);
+            t->slice_order_conj[x][s] = (uint8_t)(qs_coord_edge4(&d, 8) % 24);
         }
     }
     /* Bit b of a representative's mask is about move b of the
