@@ -170,6 +170,13 @@ inverse_shuffle(const qs_cube *pm, const onode *n, onode *out)
 }
 #endif
 
+/* The flip-slice index (the phase-1 tables' row) of a slice coordinate
+ * with its order and a flip. */
+static inline uint32_t flipslice(uint16_t slice, uint16_t flip)
+{
+    return (uint32_t)(slice / 24 * N_FLIP + flip);
+}
+
 /* The H48 part of apply: n's coordinates and inverse cubies after move m. */
 static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
 {
@@ -203,7 +210,7 @@ apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
         out->flip[r] = move_row(t, t->flip_move, n->flip[r])[mr];
         out->slice[r] = move_row(t, t->edge4_move[0], n->slice[r])[mr];
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
-        out->fs[r] = (uint32_t)(out->slice[r] / 24 * N_FLIP + out->flip[r]);
+        out->fs[r] = flipslice(out->slice[r], out->flip[r]);
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];
     if (with_h48)
@@ -298,7 +305,7 @@ static inline int h48_useful(const shared *sh, int rest)
 
 /* Of the children of `want` (bit k: kid[k]), those whose own entries
  * (or, with `inverse`, their inverse's) put them beyond their `rest`
- * moves left. Each step is taken for all of them before the next
+ * moves left; *tight (unless NULL) gets those exactly at it. Each step is taken for all of them before the next
  * (coordinates, entries located, entries read), so that their memory
  * reads overlap. */
 static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
@@ -320,7 +327,8 @@ static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
         int k = __builtin_ctz(b);
         int h = hp_bound(x, blob, &p[k]);
         cut |= (uint32_t)(h > rest[k]) << k;
-        *tight |= (uint32_t)(h == rest[k]) << k;
+        if (tight)
+            *tight |= (uint32_t)(h == rest[k]) << k;
     }
     return cut;
 }
@@ -343,10 +351,9 @@ static inline uint32_t h48_cut(const shared *sh, const onode *kid,
 {
     const qs_h48 *x = sh->h48;
     const uint8_t *blob = sh->t->h48_blob;
-    /* A tight own bound says only that the last move is a quarter turn,
-     * which the final solved test covers at no cost. */
-    uint32_t own_tight = 0;
-    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0, &own_tight);
+    /* A tight own bound would say only that the last move is a quarter
+     * turn, which the final solved test covers at no cost. */
+    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0, NULL);
     *quarter = 0;
     cut |= h48_pass(x, blob, kid, rest, want & ~cut, 1, quarter);
     *quarter &= ~cut;
@@ -1099,8 +1106,7 @@ static void init_frames(shared *sh, const qs_cube *c)
         sh->root.flip[r] = (uint16_t)qs_coord_flip(&y);
         sh->root.slice[r] = (uint16_t)qs_coord_edge4(&y, 8);
         sh->root.twist[r] = (uint16_t)qs_coord_twist(&y);
-        sh->root.fs[r] = (uint32_t)(sh->root.slice[r] / 24 * N_FLIP +
-                                    sh->root.flip[r]);
+        sh->root.fs[r] = flipslice(sh->root.slice[r], sh->root.flip[r]);
         for (int m = 0; m < t->n_moves; m++)
             sh->conj[r][m] = t->move_conj[m][s];
         /* Bit b of a mask in axis r's frame is the cube's move that
