@@ -559,12 +559,13 @@ typedef struct {
     uint8_t cshift;   /* corner entry: bit of the kid's class */
     uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
+    uint32_t fs;      /* flip and slice places (fs_packed's index) */
     uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
 } kid;
 
 static void locate(const qs_tables *t, kid *c)
 {
-    uint32_t cs = t->fs_packed[c->slice / 24 * N_FLIP + c->flip];
+    uint32_t cs = t->fs_packed[c->fs];
     c->sym = (uint8_t)(cs & 15);
     c->index = (cs >> 4) * N_TWIST + t->twist_conj[c->twist][c->sym];
 }
@@ -603,7 +604,6 @@ static void bounds_init(const qs_tables *t, const kid *n, int k,
     if (b->large)
         robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
 }
-
 static uint64_t bounds_allowed(const turn_bounds *b, int lim)
 {
     if (!b->large || lim >= 2)
@@ -669,8 +669,8 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             c->index = UINT32_MAX;
         } else {
             c->index = 0;
-            __builtin_prefetch(
-                &t->fs_packed[c->slice / 24 * N_FLIP + c->flip]);
+            c->fs = (uint32_t)(c->slice / 24 * N_FLIP + c->flip);
+            __builtin_prefetch(&t->fs_packed[c->fs]);
         }
         c->cindex = robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
         __builtin_prefetch(&t->rcorners[c->cindex]);
@@ -685,7 +685,11 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                           step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
             if (!cost || cost >= togo)
                 continue;
-            int k2 = d->cls[d->tilt_to[n->o][tilt]];
+            int o2 = d->tilt_to[n->o][tilt], k2 = d->cls[o2];
+            /* The same position: its entry is the node's, in the cache. */
+            int dist = kid_dist(t, n, k2);
+            if (dist > togo - cost)
+                continue;
             uint8_t shift;
             uint32_t cindex =
                 robot_corner_index(t, n->corners, n->twist, k2, &shift);
@@ -695,20 +699,16 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             if (t->rpaths)
                 __builtin_prefetch(
                     &t->rpaths[robot_path_index(cindex, shift)]);
-            kid *c = &kids[count];
+            kid *c = &kids[count++];
             *c = *n;
             c->cindex = cindex;
             c->cshift = shift;
             c->op = (uint8_t)(TILT_OP + tilt);
-            c->o = d->tilt_to[n->o][tilt];
+            c->o = (uint8_t)o2;
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
             c->cdist = (uint8_t)cdist;
-            /* The same position: its entry is the node's. */
-            c->dist = (int8_t)kid_dist(t, n, d->cls[c->o]);
-            if (c->dist > togo - cost)
-                continue;
-            count++;
+            c->dist = (int8_t)dist;
         }
     /* Second pass: turns whose corners alone need more than the budget
      * are dropped (their corner entries are on the way by now), the
@@ -828,6 +828,7 @@ static int run_job(worker *w)
         root.twist = (uint16_t)qs_coord_twist(c);
         root.slice = (uint16_t)qs_coord_edge4(c, 8);
         root.corners = (uint16_t)qs_coord_corners(c);
+        root.fs = (uint32_t)(root.slice / 24 * N_FLIP + root.flip);
         root.o = (uint8_t)o;
         root.set = d->start_set;
         locate(t, &root);

@@ -394,6 +394,9 @@ struct qs_tables {
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
     uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
+    /* [N_EDGE4][24]: udedges_of(u, d) for u in the U and D layers, by the
+     * order of the D edges (d % 24; their places are the other four) */
+    uint16_t (*udedges_pair)[24];
 
     /* symmetry reduction */
     uint16_t *fs_class;        /* [N_FLIPSLICE] */
@@ -571,6 +574,12 @@ static inline int robot_path_bound(uint64_t e, int j)
  * group whose U and D edges have edge4 values u and d: the two-phase
  * searches track those two along phase 1, where udedges is undefined. */
 static inline int udedges_of(const qs_tables *t, int u, int d)
+{
+    return t->udedges_pair[u][d % 24];
+}
+
+/* udedges_of from scratch, for filling udedges_pair. */
+static inline int udedges_rank(const qs_tables *t, int u, int d)
 {
     uint8_t perm[8];
     const uint8_t *upos = t->edge4_pos[u], *dpos = t->edge4_pos[d];

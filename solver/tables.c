@@ -228,6 +228,26 @@ static int init_move_tables(qs_tables *t)
         return QS_ERR_NOMEM;
     for (int x = 0; x < N_EDGE4; x++)
         qs_coord_edge4_positions(x, t->edge4_pos[x]);
+    /* The U edges in the U and D layers leave the D edges the other four
+     * places there, in one of 24 orders. */
+    t->udedges_pair = carve(t, sizeof *t->udedges_pair * N_EDGE4);
+    if (!t->udedges_pair)
+        return QS_ERR_NOMEM;
+    for (int u = 0; u < N_EDGE4; u++) {
+        const uint8_t *up = t->edge4_pos[u];
+        int taken = 1 << up[0] | 1 << up[1] | 1 << up[2] | 1 << up[3];
+        if (taken >> 8)
+            continue;
+        for (int comb = 0; comb < N_EDGE4 / 24; comb++) {
+            const uint8_t *dp = t->edge4_pos[comb * 24];
+            int places = 1 << dp[0] | 1 << dp[1] | 1 << dp[2] | 1 << dp[3];
+            if (places != (0xff & ~taken))
+                continue;
+            for (int order = 0; order < 24; order++)
+                t->udedges_pair[u][order] =
+                    (uint16_t)udedges_rank(t, u, comb * 24 + order);
+        }
+    }
     for (int s2 = 0; s2 < N_SLICE2; s2++)
         for (int m = 0; m < QS_MOVE_COUNT; m++) {
             int v = m < t->n_moves

@@ -2,7 +2,8 @@
  * test_coord.c - coordinates and symmetries (solver/coord.c, tables.c):
  * every coordinate value survives a round trip through a cube, move tables
  * agree with moving cubies, symmetry conjugation of moves and coordinates
- * agrees with conjugating cubes, and symmetry classes map every member onto
+ * agrees with conjugating cubes, the U/D edges of phase 2 join from the
+ * two halves the searches track, and symmetry classes map every member onto
  * its representative.
  */
 #include "testutil.h"
@@ -110,6 +111,11 @@ static void test_move_tables_match_cubies(void **state)
             assert_int_equal(t->udedges_move[qs_coord_udedges(&c)][k],
                              qs_coord_udedges(&d));
         }
+        /* The searches track the U and D edges apart in phase 1 and
+         * join them where phase 1 ends. */
+        assert_int_equal(udedges_of(t, qs_coord_edge4(&c, 0),
+                                    qs_coord_edge4(&c, 4)),
+                         qs_coord_udedges(&c));
     }
 }
 
