@@ -72,18 +72,24 @@ static unsigned set_unrank(int r, int n, int k)
     return mask;
 }
 
-uint32_t qs_h48_cocsep_of(const qs_h48 *x, const uint8_t cp[8],
-                          const uint8_t co[8])
+static uint32_t twist_of(const uint8_t co[8])
 {
     uint32_t twist = 0;
     for (int p = 0; p < 7; p++)
         twist = 3 * twist + co[p];
-    return (uint32_t)x->part_of[qs_perm_rank(cp, 8)] * N_TWIST + twist;
+    return twist;
+}
+
+uint32_t qs_h48_inverse_cocsep(const qs_h48 *x, int corners,
+                               const uint8_t co[8])
+{
+    return (uint32_t)x->part_of_inverse[corners] * N_TWIST + twist_of(co);
 }
 
 uint32_t qs_h48_cocsep(const qs_h48 *x, const qs_cube *c)
 {
-    return qs_h48_cocsep_of(x, c->cp, c->co);
+    return (uint32_t)x->part_of[qs_perm_rank(c->cp, 8)] * N_TWIST +
+           twist_of(c->co);
 }
 
 int qs_h48_esep(const qs_h48 *x, const qs_cube *c)
@@ -224,6 +230,13 @@ static int corner_parts(qs_h48 *x, const qs_cube mv[H48_MOVES])
         return QS_ERR_NOMEM;
     for (int v = N_PERM8 - 1; v >= 0; v--)
         x->part_rep[x->part_of[v]] = (uint16_t)v;
+    for (int v = 0; v < N_PERM8; v++) {
+        qs_cube c, inv;
+        qs_cube_solved(&c);
+        qs_coord_set_corners(&c, v);
+        qs_cube_inverse(&c, &inv);
+        x->part_of_inverse[v] = x->part_of[qs_coord_corners(&inv)];
+    }
     for (int k = 0; k < x->n_part; k++) {
         qs_cube c, d;
         qs_cube_solved(&c);

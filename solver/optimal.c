@@ -266,7 +266,7 @@ static inline void hp_start_own(const qs_h48 *x, hprobe *p, const onode *n)
 static inline void hp_start_inverse(const qs_h48 *x, hprobe *p,
                                     const onode *n)
 {
-    hp_start(x, p, qs_h48_cocsep_of(x, n->icp, n->ico),
+    hp_start(x, p, qs_h48_inverse_cocsep(x, n->corners, n->ico),
              qs_h48_esep_of(x, n->iep));
 }
 

@@ -47,6 +47,7 @@ typedef struct qs_h48 {
     uint32_t n_cocsep;                 /* n_part * N_TWIST */
     uint8_t sym_inv[48];
     uint16_t part_of[N_PERM8];         /* corner permutation -> part */
+    uint16_t part_of_inverse[N_PERM8]; /* the part of its inverse */
     uint16_t rank12[1 << 12];          /* 4-sets of 12 positions: rank */
     uint8_t rank8[1 << 8];             /* 4-sets of 8 positions: rank */
     uint16_t *part_rep;                /* [n_part] a permutation in it */
@@ -69,9 +70,12 @@ typedef struct qs_h48 {
 uint32_t qs_h48_cocsep(const qs_h48 *x, const qs_cube *c);
 int qs_h48_esep(const qs_h48 *x, const qs_cube *c);
 int qs_h48_eobits(const qs_cube *c, int h);
-/* The same from the cubie arrays alone (the search's inverse position). */
-uint32_t qs_h48_cocsep_of(const qs_h48 *x, const uint8_t cp[8],
-                          const uint8_t co[8]);
+/* The corner coordinate of the inverse of a position whose corner
+ * permutation is `corners` (qs_coord_corners), from the inverse's twists
+ * co: what the optimal search probes the inverse with, without ranking
+ * the inverse's permutation. */
+uint32_t qs_h48_inverse_cocsep(const qs_h48 *x, int corners,
+                               const uint8_t co[8]);
 int qs_h48_esep_of(const qs_h48 *x, const uint8_t ep[12]);
 
 /* cocsep after move m. */

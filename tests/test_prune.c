@@ -615,6 +615,11 @@ static void check_h48_coordinate(const qs_tables *t, int level)
         uint32_t cs = qs_h48_cocsep(x, &c);
         int es = qs_h48_esep(x, &c);
         assert_true(cs < x->n_cocsep);
+        /* the search's inverse probe: the inverse's corner coordinate
+         * from the position's permutation and the inverse's twists */
+        qs_cube_inverse(&c, &d);
+        assert_int_equal(qs_h48_inverse_cocsep(x, qs_coord_corners(&c), d.co),
+                         qs_h48_cocsep(x, &d));
         assert_true(es >= 0 && es < H48_N_ESEP);
         for (int m = 0; m < 18; m++) {
             d = c;
