@@ -99,6 +99,7 @@ typedef struct {
     qs_cube cube;
     direction dir[N_DIRS];
     uint8_t move_axis[QS_MOVE_COUNT];
+    uint64_t axis_moves[3];   /* the moves of each axis */
     uint64_t start_ns;
 
     qs_jobs jobs;         /* numbered: length * starts_per_len + the
@@ -641,12 +642,13 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
              ok2 = bounds_allowed(&b, togo - n->dist - 1);
     /* First pass: children's coordinates, and their entries fetched. */
     uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
+    if (last >= 0)
+        moves &= ~sh->axis_moves[last];
+    if (need >= 0)
+        moves &= sh->axis_moves[need];
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
-        int axis = sh->move_axis[m];
-        if (axis == last || (need >= 0 && axis != need))
-            continue;
         int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
         if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> m & 1))
             continue;
@@ -1077,8 +1079,10 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     if (sh->by_time)
         step_durations(sh);
     atomic_init(&sh->bound_us, INT64_MAX);
-    for (int m = 0; m < QS_MOVE_COUNT; m++)
+    for (int m = 0; m < QS_MOVE_COUNT; m++) {
         sh->move_axis[m] = (uint8_t)axis_of(m);
+        sh->axis_moves[axis_of(m)] |= 1ull << m; /* sh is calloc'ed */
+    }
     sh->start_ns = qs_now_ns();
     /* Least time plans its best two candidates with Dijkstra searches
      * after the search (0.1-0.3 ms each, bounded by the search's times):
