@@ -33,9 +33,11 @@
  * bounds a child by what its corners need when phase 1 must end within
  * the job's length and phase 2 follow, about 40% fewer nodes again; its
  * entries (145 MB, beyond the cache) are fetched with the corner entries
- * and read only when a child is about to be visited. The children that
- * end phase 1 get their U/D edges and their phase-2 entry (rphase2, also
- * beyond the cache) in the same pass, so those reads overlap too.
+ * and read in the next pass, before a child is located in the phase-1
+ * table (a fifth of the children that reach it are dropped there). The
+ * children that end phase 1 get their U/D edges and their phase-2 entry
+ * (rphase2, also beyond the cache) in the same pass, so those reads
+ * overlap too.
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -713,9 +715,12 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             c->dist = (int8_t)dist;
         }
     /* Second pass: turns whose corners alone need more than the budget
-     * are dropped (their corner entries are on the way by now), the
-     * others' phase-1 entries fetched, their symmetry classes being on
-     * the way too (a tilt child's entry is the node's, already read). */
+     * are dropped (their corner entries are on the way by now), then
+     * children whose corners need more when phase 1 must end after
+     * exactly the moves left (the corner-path entry, fetched in the first
+     * pass); the others' phase-1 entries are fetched, their symmetry
+     * classes being on the way too (a tilt child's entry is the node's,
+     * already read). */
     int kept = 0, edges_known = 0, room = 0;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
@@ -724,6 +729,17 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                                                    c->cshift);
             if (c->cdist > budget - c->cost)
                 continue;
+        }
+        if (t->rpaths) {
+            int bound = robot_path_bound(
+                t->rpaths[robot_path_index(c->cindex, c->cshift)],
+                togo - c->cost);
+            if (bound > budget - c->cost)
+                continue;
+            if (bound > c->cdist)
+                c->cdist = (uint8_t)bound;
+        }
+        if (c->op < TILT_OP) {
             if (c->index == UINT32_MAX) {
                 /* A phase-1 end: refused by the small tables, or its
                  * phase-2 entry fetched with the other ends'. */
@@ -760,17 +776,6 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     for (int i = 0; i < count && !w->halt; i++) {
         kid *c = &kids[i];
         int rest = togo - c->cost;
-        if (t->rpaths) {
-            /* Phase 1 has exactly `rest` moves left, then phase 2: what
-             * the corners need then (the entry was fetched in the first
-             * pass, and only now is it needed). */
-            int bound = robot_path_bound(
-                t->rpaths[robot_path_index(c->cindex, c->cshift)], rest);
-            if (bound > budget - c->cost)
-                continue;
-            if (bound > c->cdist)
-                c->cdist = (uint8_t)bound;
-        }
         int tilted = c->op >= TILT_OP;
         if (c->index != UINT32_MAX) {
             if (c->dist < 0)
