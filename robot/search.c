@@ -603,9 +603,10 @@ static void bounds_init(const qs_tables *t, const kid *n, int k,
                         turn_bounds *b)
 {
     b->large = t->rphase1x != NULL;
-    b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
     if (b->large)
         robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
+    else
+        b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
 }
 static uint64_t bounds_allowed(const turn_bounds *b, int lim)
 {
