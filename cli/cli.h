@@ -118,6 +118,7 @@ typedef struct {
     int optimal_stream; /* print each optimal solution as found, one line
                            each, commuting opposite-face pairs in
                            parentheses (text output of --all) */
+    qs_team *team;      /* the search threads, kept from cube to cube */
 } cli_tables;
 
 /* Sets up t for metric m with the "default" profile and the fewest-moves

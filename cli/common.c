@@ -195,6 +195,8 @@ const qs_tables *cli_tables_get(cli_tables *t)
 
 void cli_tables_close(cli_tables *t)
 {
+    qs_team_free(t->team);
+    t->team = NULL;
     qtab_close(t->set);
     t->set = NULL;
     t->tried = 0;
@@ -379,7 +381,13 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
         set_error(r, QS_ERR_TABLES, detail);
         return;
     }
-    rc = qsv_solve(tables, &t->model, &req, o->threads, o->cancel,
+    /* Threads kept from cube to cube are running when the next search
+     * starts (see qs_team); without a team each search starts its own. */
+    if (!t->team && o->threads > 1 && !t->optimal &&
+        qs_team_create(o->threads, &t->team) != QS_OK)
+        t->team = NULL;
+    qs_team *team = qs_team_threads(t->team) >= o->threads ? t->team : NULL;
+    rc = qsv_solve(tables, &t->model, &req, o->threads, team, o->cancel,
                    t->optimal ? cli_progress : NULL, t, &res, &f);
     if (rc != QSV_OK)
         cli_take_failure(r, rc, &f);

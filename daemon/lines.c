@@ -128,6 +128,10 @@ int qsd_lines(const qsd_config *cfg)
         return 1;
     }
     uint64_t rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL | 1;
+    /* The search threads, kept from cube to cube (see qs_team). */
+    qs_team *team = NULL;
+    if (cfg->threads > 1 && qs_team_create(cfg->threads, &team) != QS_OK)
+        team = NULL;
     char word[QSV_MAX_SCRAMBLE + 1];
     int truncated;
     for (;;) {
@@ -165,8 +169,8 @@ int qsd_lines(const qsd_config *cfg)
             continue;
         }
         qsv_failure f = {0, "", ""};
-        rc = qsv_solve(qtab_set_tables(set), &model, req, cfg->threads, NULL,
-                       NULL, NULL, res, &f);
+        rc = qsv_solve(qtab_set_tables(set), &model, req, cfg->threads,
+                       team, NULL, NULL, NULL, res, &f);
         if (rc == QSV_OK)
             print_solutions(res, cfg->line_metric);
         else if (rc == QSV_ERR_INVALID_CUBE)
@@ -177,6 +181,7 @@ int qsd_lines(const qsd_config *cfg)
             printf("Error. %s: %s\n", qsv_errcode(rc), f.message);
     }
     fflush(stdout);
+    qs_team_free(team);
     free(res);
     free(req);
     qtab_close(set);

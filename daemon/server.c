@@ -488,7 +488,7 @@ static const char *deadline_text(const job *j, char *buf, size_t len)
     return buf;
 }
 
-static char *run_job(server *s, job *j, qsv_result *res)
+static char *run_job(server *s, job *j, qs_team *team, qsv_result *res)
 {
     char dl[96];
     qsv_failure f = {0, "", ""};
@@ -523,8 +523,8 @@ static char *run_job(server *s, job *j, qsv_result *res)
             req.time_ms = cut ? (left > 0 ? left : 1) : want;
         }
         const qs_tables *t = qtab_set_tables(s->sets[req.metric]);
-        rc = qsv_solve(t, &s->model, &req, s->cfg->threads, &j->cancel,
-                       on_progress, j, res, &f);
+        rc = qsv_solve(t, &s->model, &req, s->cfg->threads, team,
+                       &j->cancel, on_progress, j, res, &f);
         /* A client's cancel and a shutdown discard what the search found;
          * a deadline keeps it (the client asked for an answer by then). */
         if (rc == QSV_OK && atomic_load(&j->cancel) &&
@@ -576,6 +576,15 @@ static void *worker_main(void *arg)
         qlog_write(s->log, QLOG_ERROR, "worker: out of memory");
         return NULL;
     }
+    /* This worker's search threads, kept from request to request (see
+     * qs_team); without them each search starts its own. */
+    qs_team *team = NULL;
+    if (s->cfg->threads > 1 &&
+        qs_team_create(s->cfg->threads, &team) != QS_OK) {
+        qlog_write(s->log, QLOG_WARN,
+                   "worker: search threads not kept between requests");
+        team = NULL;
+    }
     for (;;) {
         pthread_mutex_lock(&s->mu);
         job *j = NULL;
@@ -592,7 +601,7 @@ static void *worker_main(void *arg)
         s->n_running++;
         pthread_mutex_unlock(&s->mu);
 
-        char *reply = run_job(s, j, res);
+        char *reply = run_job(s, j, team, res);
 
         /* Off the running list before the reply can reach the client, so
          * that its next request may reuse the id at once. */
@@ -611,6 +620,7 @@ static void *worker_main(void *arg)
             post(s, j->identity, j->identity_len, j->envelope, reply);
         free(j);
     }
+    qs_team_free(team);
     free(res);
     return NULL;
 }

@@ -436,6 +436,7 @@ void robot_sim_view(const robot_sim *s, char out[55]);
 
 typedef struct {
     int threads;         /* worker threads, >= 1 */
+    qs_team *team;       /* may be NULL: threads started per search */
     int time_ms;         /* stop after this long; 0 = no time limit */
     int max_len;         /* stop once a solution of at most this many
                             robot moves is found; -1 = none */

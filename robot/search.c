@@ -1115,7 +1115,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         workers[i].sh = sh;
         workers[i].t = t;
     }
-    int err = qs_engine_run(o->threads, worker_main, workers,
+    int err = qs_engine_run(o->threads, o->team, worker_main, workers,
                             sizeof *workers, &sh->halt);
     int n = err == QS_OK ? plan_all(sh, out, want) : 0;
     *n_out = n;

@@ -30,6 +30,9 @@ struct qsv_local {
      * the CLI opens them. */
     qtab_set *sets[QS_METRIC_COUNT][2];
     int rc[QS_METRIC_COUNT][2]; /* qtab_open's result; 1: not tried */
+    qs_team *team; /* search threads kept between solves; shared by the
+                      callers' threads one solve at a time (a solve that
+                      finds it busy starts its own) */
 };
 
 int qsv_local_open(const char *tables_dir, int threads, int small_tables,
@@ -46,6 +49,10 @@ int qsv_local_open(const char *tables_dir, int threads, int small_tables,
         return QSV_ERR_INTERNAL;
     }
     l->threads = threads;
+    /* Search threads kept between solves (see qs_team); without them each
+     * search starts its own. */
+    if (threads > 1 && qs_team_create(threads, &l->team) != QS_OK)
+        l->team = NULL;
     l->small = small_tables != 0;
     robot_model_init(&l->model);
     pthread_mutex_init(&l->mu, NULL);
@@ -62,6 +69,7 @@ void qsv_local_close(qsv_local *l)
     for (int m = 0; m < QS_METRIC_COUNT; m++)
         for (int k = 0; k < 2; k++)
             qtab_close(l->sets[m][k]);
+    qs_team_free(l->team);
     pthread_mutex_destroy(&l->mu);
     free(l->dir);
     free(l);
@@ -124,8 +132,8 @@ char *qsv_local_solve(qsv_local *l, const char *frame, size_t len,
         } else {
             const qs_tables *t = tables_for(l, r, &f);
             int threads = l->threads > 0 ? l->threads : 1;
-            if (t && qsv_solve(t, &l->model, r, threads, cancel, NULL,
-                               NULL, res, &f) == QSV_OK)
+            if (t && qsv_solve(t, &l->model, r, threads, l->team, cancel,
+                               NULL, NULL, res, &f) == QSV_OK)
                 reply = qsv_reply_result(r->id, res);
         }
     }

@@ -221,14 +221,16 @@ typedef void (*qsv_progress_fn)(void *ctx, const qsv_progress *p);
  * a failed check is QSV_ERR_INTERNAL, never a result. A search that ran
  * out of time is QSV_ERR_NOT_FOUND with reason "TIMEOUT". This is the one
  * solve pipeline: the daemon and the CLI's local solves both call it.
- * threads: search threads. cancel (may be NULL) stops the search early:
+ * threads: search threads; team (may be NULL) the threads the two-phase
+ * and robot searches run on (qs_team_create), which saves starting them
+ * per solve. cancel (may be NULL) stops the search early:
  * the result is then QSV_ERR_CANCELLED unless a two-phase or robot search
  * had found a solution (an optimal search returns nothing unproven).
  * on_progress (may be NULL) receives the search's progress events.
  * Returns QSV_OK with *out filled, or the error with *f filled. A solved
  * cube gets one empty solution. Re-entrant. */
 int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
-              int threads, const atomic_int *cancel,
+              int threads, qs_team *team, const atomic_int *cancel,
               qsv_progress_fn on_progress, void *progress_ctx,
               qsv_result *out, qsv_failure *f);
 

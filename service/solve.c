@@ -315,7 +315,7 @@ static void relay_improve(void *ctx, int length)
 }
 
 int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
-              int threads, const atomic_int *cancel,
+              int threads, qs_team *team, const atomic_int *cancel,
               qsv_progress_fn on_progress, void *progress_ctx,
               qsv_result *out, qsv_failure *f)
 {
@@ -389,6 +389,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
         robot_solve_options o;
         robot_solve_options_default(&o);
         o.threads = threads;
+        o.team = team;
         o.time_ms = time_ms;
         o.max_len = max_len;
         o.solutions = r->solutions;
@@ -423,6 +424,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
             qs_options o;
             qs_options_default(&o);
             o.threads = threads;
+            o.team = team;
             o.time_ms = time_ms;
             o.max_len = max_len;
             o.solutions = r->solutions;

@@ -1,14 +1,159 @@
 /*
  * engine.c - the mechanisms every search shares (see qs_engine.h): the
- * stop state, running a search's workers on threads, job lists and the
- * pool of best candidates. They sit outside the node loops, so they favour
- * being simple and correct over being fast; only qs_halt_poll runs often,
- * and even it only every few hundred nodes.
+ * stop state, running a search's workers on threads (started per search,
+ * or kept between searches in a qs_team), job lists and the pool of best
+ * candidates. They sit outside the node loops, so they favour being simple
+ * and correct over being fast; only qs_halt_poll runs often, and even it
+ * only every few hundred nodes.
  */
 #include "qs_engine.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* How long a team's helper keeps polling for the next search before it
+ * sleeps: searches run back to back (a benchmark, a robot's queue) find
+ * it running, where a thread that is started or woken may wait
+ * milliseconds for a core on a loaded machine. */
+#define TEAM_SPIN_NS 2000000u
+
+struct qs_team {
+    int helpers;             /* threads besides the caller's */
+    pthread_t *tid;
+    pthread_mutex_t busy;    /* held by the search using the team */
+    pthread_mutex_t mu;      /* with wake: sleeping helpers */
+    pthread_cond_t wake;
+    atomic_uint round;       /* one more per search; helpers follow it */
+    atomic_int pending;      /* helpers still in the current round */
+    atomic_int quit;
+    /* the current round's work, written before round is raised */
+    void (*fn)(void *);
+    char *workers;
+    size_t stride;
+    int used;                /* helpers that run a worker this round */
+};
+
+typedef struct {
+    qs_team *team;
+    int index;
+} helper_arg;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *helper_main(void *arg)
+{
+    helper_arg a = *(helper_arg *)arg;
+    free(arg);
+    qs_team *t = a.team;
+    unsigned seen = 0;
+    for (;;) {
+        uint64_t since = mono_ns();
+        while (atomic_load(&t->round) == seen && !atomic_load(&t->quit) &&
+               mono_ns() - since < TEAM_SPIN_NS)
+            ;
+        pthread_mutex_lock(&t->mu);
+        while (atomic_load(&t->round) == seen && !atomic_load(&t->quit))
+            pthread_cond_wait(&t->wake, &t->mu);
+        pthread_mutex_unlock(&t->mu);
+        if (atomic_load(&t->quit))
+            return NULL;
+        seen = atomic_load(&t->round);
+        if (a.index < t->used)
+            t->fn(t->workers + (size_t)(a.index + 1) * t->stride);
+        atomic_fetch_sub(&t->pending, 1);
+    }
+}
+
+int qs_team_create(int threads, qs_team **out)
+{
+    if (!out || threads < 1 || threads > QS_MAX_THREADS)
+        return QS_ERR_ARGUMENT;
+    *out = NULL;
+    qs_team *t = calloc(1, sizeof *t);
+    if (!t)
+        return QS_ERR_NOMEM;
+    t->tid = malloc(sizeof *t->tid * (size_t)threads);
+    if (!t->tid) {
+        free(t);
+        return QS_ERR_NOMEM;
+    }
+    pthread_mutex_init(&t->busy, NULL);
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->wake, NULL);
+    atomic_init(&t->round, 0);
+    atomic_init(&t->pending, 0);
+    atomic_init(&t->quit, 0);
+    for (int i = 0; i < threads - 1; i++) {
+        helper_arg *a = malloc(sizeof *a);
+        if (a) {
+            a->team = t;
+            a->index = i;
+        }
+        if (!a || pthread_create(&t->tid[i], NULL, helper_main, a) != 0) {
+            free(a);
+            qs_team_free(t);
+            return QS_ERR_THREAD;
+        }
+        t->helpers++;
+    }
+    *out = t;
+    return QS_OK;
+}
+
+void qs_team_free(qs_team *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    atomic_store(&t->quit, 1);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < t->helpers; i++)
+        pthread_join(t->tid[i], NULL);
+    pthread_cond_destroy(&t->wake);
+    pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->busy);
+    free(t->tid);
+    free(t);
+}
+
+int qs_team_threads(const qs_team *t)
+{
+    return t ? t->helpers + 1 : 0;
+}
+
+/* Runs the search on the team's threads; 0 when the team is too small or
+ * in use by another search (the caller then starts threads itself). */
+static int team_run(qs_team *t, int threads, void (*fn)(void *),
+                    void *workers, size_t stride)
+{
+    if (!t || t->helpers < threads - 1 || pthread_mutex_trylock(&t->busy))
+        return 0;
+    t->fn = fn;
+    t->workers = workers;
+    t->stride = stride;
+    t->used = threads - 1;
+    atomic_store(&t->pending, t->helpers);
+    pthread_mutex_lock(&t->mu);
+    atomic_fetch_add(&t->round, 1);
+    pthread_cond_broadcast(&t->wake);
+    pthread_mutex_unlock(&t->mu);
+    fn(workers);
+    /* The helpers return at their next poll of the stop state; one that
+     * has not had a core yet gets this one. */
+    for (unsigned spins = 0; atomic_load(&t->pending) > 0; spins++)
+        if (spins >= 1000)
+            sched_yield();
+    pthread_mutex_unlock(&t->busy);
+    return 1;
+}
 
 void qs_halt_init(qs_halt *h, const atomic_int *cancel, uint64_t deadline_ns)
 {
@@ -59,8 +204,8 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
-                  size_t stride, qs_halt *h)
+int qs_engine_run(int threads, qs_team *team, void (*fn)(void *worker),
+                  void *workers, size_t stride, qs_halt *h)
 {
     if (threads < 1 || !fn || !workers || !h)
         return QS_ERR_ARGUMENT;
@@ -68,6 +213,8 @@ int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
         fn(workers);
         return QS_OK;
     }
+    if (team_run(team, threads, fn, workers, stride))
+        return QS_OK;
     pthread_t *tid = malloc(sizeof *tid * (size_t)threads);
     thread_arg *args = malloc(sizeof *args * (size_t)threads);
     if (!tid || !args) {

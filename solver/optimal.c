@@ -1152,8 +1152,10 @@ static int run_depth(shared *sh, worker *workers)
     err = qs_jobs_order(&sh->jobs);
     if (err)
         return err;
-    err = qs_engine_run(o->threads, worker_main, workers, sizeof *workers,
-                        &sh->halt);
+    /* An optimal search runs seconds: starting its threads costs nothing
+     * next to that, so it takes no team. */
+    err = qs_engine_run(o->threads, NULL, worker_main, workers,
+                        sizeof *workers, &sh->halt);
     if (err)
         return err;
     for (int i = 0; i < o->threads; i++) {

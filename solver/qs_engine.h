@@ -93,12 +93,14 @@ int qs_halt_result(const qs_halt *h, int found);
 
 /* Runs fn(worker) for `threads` workers laid out `stride` bytes apart from
  * `workers`, the calling thread running the first, and returns when all
- * have returned. Returns QS_OK, or QS_ERR_THREAD when a thread could not
- * be started: then h is stopped, the workers already running return at
- * their next poll and are joined, and the search's result must not be
- * used. */
-int qs_engine_run(int threads, void (*fn)(void *worker), void *workers,
-                  size_t stride, qs_halt *h);
+ * have returned. The others run on team's threads when team (may be NULL)
+ * has enough of them and no other search is using it, else on threads
+ * started for this search. Returns QS_OK, or QS_ERR_THREAD when a thread
+ * could not be started: then h is stopped, the workers already running
+ * return at their next poll and are joined, and the search's result must
+ * not be used. */
+int qs_engine_run(int threads, qs_team *team, void (*fn)(void *worker),
+                  void *workers, size_t stride, qs_halt *h);
 
 /* The jobs of one search or of one iteration: either items listed up
  * front (an optimal search's subtrees, qs_jobs_add) and handed out once

@@ -270,8 +270,25 @@ int qs_tables_robot_large(const qs_tables *t);
  * is found; used for progress reports. */
 typedef void (*qs_improve_fn)(void *ctx, int length);
 
+/* Threads kept between searches. A search that starts its threads itself
+ * may wait milliseconds for one to run on a loaded machine, which at a
+ * 10 ms limit costs a large part of the search; a team's threads are
+ * already running (they poll for 2 ms after each search, then sleep). One
+ * search at a time uses a team; another that finds it busy starts its own
+ * threads. */
+typedef struct qs_team qs_team;
+
+/* A team for searches of up to `threads` threads (the caller's counts as
+ * one): QS_OK and *out, QS_ERR_ARGUMENT, QS_ERR_NOMEM or QS_ERR_THREAD. */
+int qs_team_create(int threads, qs_team **out);
+/* Stops and frees the team (NULL: nothing); no search may be using it. */
+void qs_team_free(qs_team *team);
+/* The threads a search can have from the team (0 for NULL). */
+int qs_team_threads(const qs_team *team);
+
 typedef struct {
     int threads;            /* worker threads, >= 1 */
+    qs_team *team;          /* may be NULL: threads started per search */
     int time_ms;            /* stop after this long; 0 = no time limit */
     int max_len;            /* stop as soon as a solution of at most this
                                length is found; -1 = none */

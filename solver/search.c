@@ -536,7 +536,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         workers[i].top = -1;
         workers[i].pool = pools + i * pool;
     }
-    err = qs_engine_run(o->threads, worker_main, workers,
+    err = qs_engine_run(o->threads, o->team, worker_main, workers,
                         LANES * sizeof *workers, &sh->halt);
 
     int n = err == QS_OK ? sh->best.n : 0;

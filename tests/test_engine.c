@@ -1,7 +1,7 @@
 /*
  * test_engine.c - the search engine's shared mechanisms (solver/engine.c,
  * qs_engine.h): the stop state's reasons and deadline rule, running
- * workers on threads, job lists handed out once each across threads, and
+ * workers on threads started per search or kept in a team, job lists handed out once each across threads, and
  * the candidate pool's ranking, repeats and capacity. The searches built
  * on them are tested in test_search, test_optimal, test_robot_search and
  * test_robot_optimal.
@@ -74,6 +74,107 @@ static void take_all(void *arg)
     }
 }
 
+/* A worker that records which thread ran it and how often. */
+typedef struct {
+    int runs;
+    pthread_t self;
+} team_worker;
+
+static void count_run(void *arg)
+{
+    team_worker *w = arg;
+    w->self = pthread_self();
+    w->runs++;
+}
+
+enum { TEAM_THREADS = 3, TEAM_ROUNDS = 300 };
+
+typedef struct {
+    qs_team *team;
+    int threads;
+    team_worker w[TEAM_THREADS];
+} team_user;
+
+/* TEAM_ROUNDS searches of `threads` workers each on one team. */
+static void *use_team(void *arg)
+{
+    team_user *u = arg;
+    memset(u->w, 0, sizeof u->w);
+    for (int r = 0; r < TEAM_ROUNDS; r++) {
+        qs_halt h;
+        qs_halt_init(&h, NULL, 0);
+        if (qs_engine_run(u->threads, u->team, count_run, u->w,
+                          sizeof u->w[0], &h) != QS_OK)
+            return NULL;
+    }
+    return u;
+}
+
+/* A team runs every worker of every search exactly once, the first on the
+ * caller's thread and the others on its own threads (the same ones from
+ * search to search), also when a search uses fewer threads than it has;
+ * a search that needs more threads, or finds the team busy with another
+ * search, starts its own and still runs every worker once. */
+static void test_team(void **state)
+{
+    (void)state;
+    qs_team *team = NULL;
+    assert_int_equal(qs_team_create(0, &team), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_team_create(2, NULL), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_team_threads(NULL), 0);
+    assert_int_equal(qs_team_create(TEAM_THREADS, &team), QS_OK);
+    assert_int_equal(qs_team_threads(team), TEAM_THREADS);
+
+    team_user u = {team, TEAM_THREADS, {{0}}};
+    assert_ptr_equal(use_team(&u), &u);
+    pthread_t first[TEAM_THREADS];
+    for (int i = 0; i < TEAM_THREADS; i++) {
+        assert_int_equal(u.w[i].runs, TEAM_ROUNDS);
+        first[i] = u.w[i].self;
+    }
+    assert_true(pthread_equal(u.w[0].self, pthread_self()));
+    for (int i = 1; i < TEAM_THREADS; i++)
+        assert_false(pthread_equal(u.w[i].self, pthread_self()));
+    /* the same threads serve the next searches */
+    assert_ptr_equal(use_team(&u), &u);
+    for (int i = 0; i < TEAM_THREADS; i++)
+        assert_true(pthread_equal(u.w[i].self, first[i]));
+
+    u.threads = 2;
+    assert_ptr_equal(use_team(&u), &u);
+    assert_int_equal(u.w[0].runs, TEAM_ROUNDS);
+    assert_int_equal(u.w[1].runs, TEAM_ROUNDS);
+    assert_int_equal(u.w[2].runs, 0);
+
+    /* More threads than the team has: started for the search. */
+    enum { MORE = TEAM_THREADS + 1 };
+    team_worker more[MORE];
+    memset(more, 0, sizeof more);
+    qs_halt h;
+    qs_halt_init(&h, NULL, 0);
+    assert_int_equal(qs_engine_run(MORE, team, count_run, more,
+                                   sizeof more[0], &h), QS_OK);
+    for (int i = 0; i < MORE; i++)
+        assert_int_equal(more[i].runs, 1);
+
+    /* Two callers sharing the team: one at a time uses it. */
+    team_user a = {team, TEAM_THREADS, {{0}}}, b = a;
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, use_team, &a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, use_team, &b), 0);
+    void *ra, *rb;
+    pthread_join(ta, &ra);
+    pthread_join(tb, &rb);
+    assert_ptr_equal(ra, &a);
+    assert_ptr_equal(rb, &b);
+    for (int i = 0; i < TEAM_THREADS; i++) {
+        assert_int_equal(a.w[i].runs, TEAM_ROUNDS);
+        assert_int_equal(b.w[i].runs, TEAM_ROUNDS);
+    }
+    qs_team_free(team);
+    qs_team_free(NULL);
+}
+
 /* Jobs are handed out most promise first, in listing order among equal
  * promises; an empty or one-item list orders without trouble. */
 static void test_jobs_order(void **state)
@@ -132,7 +233,7 @@ static void test_run_threads_and_jobs(void **state)
     }
     qs_halt h;
     qs_halt_init(&h, NULL, 0);
-    assert_int_equal(qs_engine_run(THREADS, take_all, w, sizeof w[0], &h),
+    assert_int_equal(qs_engine_run(THREADS, NULL, take_all, w, sizeof w[0], &h),
                      QS_OK);
     int total = 0;
     for (int i = 0; i < THREADS; i++)
@@ -164,7 +265,7 @@ static void test_run_threads_and_jobs(void **state)
         assert_int_equal(qs_jobs_next_index(&seq), i);
     qs_jobs_free(&seq);
 
-    assert_int_equal(qs_engine_run(0, take_all, w, sizeof w[0], &h),
+    assert_int_equal(qs_engine_run(0, NULL, take_all, w, sizeof w[0], &h),
                      QS_ERR_ARGUMENT);
 }
 
@@ -214,6 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_halt_reasons),
         cmocka_unit_test(test_run_threads_and_jobs),
+        cmocka_unit_test(test_team),
         cmocka_unit_test(test_jobs_order),
         cmocka_unit_test(test_pool_ranking),
     };
