@@ -92,11 +92,13 @@ int qs_team_create(int threads, qs_team **out)
     atomic_init(&t->quit, 0);
     for (int i = 0; i < threads - 1; i++) {
         helper_arg *a = malloc(sizeof *a);
-        if (a) {
-            a->team = t;
-            a->index = i;
+        if (!a) {
+            qs_team_free(t);
+            return QS_ERR_NOMEM;
         }
-        if (!a || pthread_create(&t->tid[i], NULL, helper_main, a) != 0) {
+        a->team = t;
+        a->index = i;
+        if (pthread_create(&t->tid[i], NULL, helper_main, a) != 0) {
             free(a);
             qs_team_free(t);
             return QS_ERR_THREAD;
