@@ -168,11 +168,9 @@ int cmd_bench_server(int argc, char **argv)
             snprintf(r.cube, sizeof r.cube, "%s", b.cubes[i]);
             double t0 = cli_now_ms();
             /* the daemon keeps its workers' search threads: so do we */
-            if (!t.team && threads > 1 &&
-                qs_team_create(threads, &t.team) != QS_OK)
-                t.team = NULL;
-            int rc = qsv_solve(tables, &model, &r, threads, t.team,
-                               &cli_cancel, NULL, NULL, res, &f);
+            int rc = qsv_solve(tables, &model, &r, threads,
+                               cli_tables_team(&t, threads), &cli_cancel,
+                               NULL, NULL, res, &f);
             local[i] = cli_now_ms() - t0;
             failures += rc != QSV_OK;
         }

@@ -121,6 +121,12 @@ typedef struct {
     qs_team *team;      /* the search threads, kept from cube to cube */
 } cli_tables;
 
+/* The search threads t's solves keep from cube to cube (qs_team), made on
+ * first use for `threads` threads; NULL for optimal solves or when they
+ * cannot be made (each search then starts its own). Freed by
+ * cli_tables_close. */
+qs_team *cli_tables_team(cli_tables *t, int threads);
+
 /* Sets up t for metric m with the "default" profile and the fewest-moves
  * objective (see cli_robot_option). */
 void cli_tables_init(cli_tables *t, qs_metric m, int threads);

@@ -193,6 +193,14 @@ const qs_tables *cli_tables_get(cli_tables *t)
     return t->rc == QTAB_OK ? qtab_set_tables(t->set) : NULL;
 }
 
+qs_team *cli_tables_team(cli_tables *t, int threads)
+{
+    /* An optimal search runs seconds and starts its own threads. */
+    if (!t->team && threads > 1 && !t->optimal)
+        qs_team_create(threads, &t->team);
+    return t->team;
+}
+
 void cli_tables_close(cli_tables *t)
 {
     qs_team_free(t->team);
@@ -381,13 +389,8 @@ void cli_solve_input(cli_tables *t, const char *input, int is_scramble,
         set_error(r, QS_ERR_TABLES, detail);
         return;
     }
-    /* Threads kept from cube to cube are running when the next search
-     * starts (see qs_team); without a team each search starts its own. */
-    if (!t->team && o->threads > 1 && !t->optimal &&
-        qs_team_create(o->threads, &t->team) != QS_OK)
-        t->team = NULL;
-    qs_team *team = qs_team_threads(t->team) >= o->threads ? t->team : NULL;
-    rc = qsv_solve(tables, &t->model, &req, o->threads, team, o->cancel,
+    rc = qsv_solve(tables, &t->model, &req, o->threads,
+                   cli_tables_team(t, o->threads), o->cancel,
                    t->optimal ? cli_progress : NULL, t, &res, &f);
     if (rc != QSV_OK)
         cli_take_failure(r, rc, &f);

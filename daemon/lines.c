@@ -130,8 +130,8 @@ int qsd_lines(const qsd_config *cfg)
     uint64_t rng = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL | 1;
     /* The search threads, kept from cube to cube (see qs_team). */
     qs_team *team = NULL;
-    if (cfg->threads > 1 && qs_team_create(cfg->threads, &team) != QS_OK)
-        team = NULL;
+    if (cfg->threads > 1)
+        qs_team_create(cfg->threads, &team);
     char word[QSV_MAX_SCRAMBLE + 1];
     int truncated;
     for (;;) {

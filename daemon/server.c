@@ -580,11 +580,9 @@ static void *worker_main(void *arg)
      * qs_team); without them each search starts its own. */
     qs_team *team = NULL;
     if (s->cfg->threads > 1 &&
-        qs_team_create(s->cfg->threads, &team) != QS_OK) {
+        qs_team_create(s->cfg->threads, &team) != QS_OK)
         qlog_write(s->log, QLOG_WARN,
                    "worker: search threads not kept between requests");
-        team = NULL;
-    }
     for (;;) {
         pthread_mutex_lock(&s->mu);
         job *j = NULL;

@@ -51,8 +51,8 @@ int qsv_local_open(const char *tables_dir, int threads, int small_tables,
     l->threads = threads;
     /* Search threads kept between solves (see qs_team); without them each
      * search starts its own. */
-    if (threads > 1 && qs_team_create(threads, &l->team) != QS_OK)
-        l->team = NULL;
+    if (threads > 1)
+        qs_team_create(threads, &l->team);
     l->small = small_tables != 0;
     robot_model_init(&l->model);
     pthread_mutex_init(&l->mu, NULL);

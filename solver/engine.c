@@ -73,9 +73,11 @@ static void *helper_main(void *arg)
 
 int qs_team_create(int threads, qs_team **out)
 {
-    if (!out || threads < 1 || threads > QS_MAX_THREADS)
+    if (!out)
         return QS_ERR_ARGUMENT;
     *out = NULL;
+    if (threads < 1 || threads > QS_MAX_THREADS)
+        return QS_ERR_ARGUMENT;
     qs_team *t = calloc(1, sizeof *t);
     if (!t)
         return QS_ERR_NOMEM;

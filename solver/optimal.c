@@ -305,9 +305,9 @@ static inline int h48_useful(const shared *sh, int rest)
 
 /* Of the children of `want` (bit k: kid[k]), those whose own entries
  * (or, with `inverse`, their inverse's) put them beyond their `rest`
- * moves left; *tight (unless NULL) gets those exactly at it. Each step is taken for all of them before the next
- * (coordinates, entries located, entries read), so that their memory
- * reads overlap. */
+ * moves left; *tight (unless NULL) gets those exactly at it. Each step
+ * is taken for all of them before the next (coordinates, entries
+ * located, entries read), so that their memory reads overlap. */
 static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
                                 const onode *kid, const int *rest,
                                 uint32_t want, int inverse, uint32_t *tight)

@@ -580,18 +580,6 @@ static inline int udedges_of(const qs_tables *t, int u, int d)
     return t->udedges_pair[u][d % 24];
 }
 
-/* udedges_of from scratch, for filling udedges_pair. */
-static inline int udedges_rank(const qs_tables *t, int u, int d)
-{
-    uint8_t perm[8];
-    const uint8_t *upos = t->edge4_pos[u], *dpos = t->edge4_pos[d];
-    for (int k = 0; k < 4; k++) {
-        perm[upos[k]] = (uint8_t)k;
-        perm[dpos[k]] = (uint8_t)(4 + k);
-    }
-    return qs_perm_rank(perm, 8);
-}
-
 static inline int phase2_prune(const qs_tables *t, int corners, int udedges)
 {
     int s = t->corner_sym[corners];

@@ -279,7 +279,8 @@ typedef void (*qs_improve_fn)(void *ctx, int length);
 typedef struct qs_team qs_team;
 
 /* A team for searches of up to `threads` threads (the caller's counts as
- * one): QS_OK and *out, QS_ERR_ARGUMENT, QS_ERR_NOMEM or QS_ERR_THREAD. */
+ * one): QS_OK and *out, or QS_ERR_ARGUMENT, QS_ERR_NOMEM or QS_ERR_THREAD
+ * with *out NULL (out not NULL), so that a caller may go on without one. */
 int qs_team_create(int threads, qs_team **out);
 /* Stops and frees the team (NULL: nothing); no search may be using it. */
 void qs_team_free(qs_team *team);

@@ -186,6 +186,18 @@ static void set_edge4(qs_cube *c, int first, int v) { qs_coord_set_edge4(c, firs
 static int get_corners(const qs_cube *c, int arg) { (void)arg; return qs_coord_corners(c); }
 static void set_corners(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_corners(c, v); }
 
+/* udedges_of from scratch, for filling udedges_pair. */
+static int udedges_rank(const qs_tables *t, int u, int d)
+{
+    uint8_t perm[8];
+    const uint8_t *upos = t->edge4_pos[u], *dpos = t->edge4_pos[d];
+    for (int k = 0; k < 4; k++) {
+        perm[upos[k]] = (uint8_t)k;
+        perm[dpos[k]] = (uint8_t)(4 + k);
+    }
+    return qs_perm_rank(perm, 8);
+}
+
 static int init_move_tables(qs_tables *t)
 {
     static const int edge4_first[3] = {8, 0, 4};

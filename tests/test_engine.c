@@ -1,7 +1,8 @@
 /*
  * test_engine.c - the search engine's shared mechanisms (solver/engine.c,
  * qs_engine.h): the stop state's reasons and deadline rule, running
- * workers on threads started per search or kept in a team, job lists handed out once each across threads, and
+ * workers on threads started per search or kept in a team, job lists
+ * handed out once each across threads, and
  * the candidate pool's ranking, repeats and capacity. The searches built
  * on them are tested in test_search, test_optimal, test_robot_search and
  * test_robot_optimal.
@@ -118,8 +119,12 @@ static void *use_team(void *arg)
 static void test_team(void **state)
 {
     (void)state;
-    qs_team *team = NULL;
+    qs_team *team = (qs_team *)&team; /* not NULL: a failure clears it */
     assert_int_equal(qs_team_create(0, &team), QS_ERR_ARGUMENT);
+    assert_null(team);
+    assert_int_equal(qs_team_create(QS_MAX_THREADS + 1, &team),
+                     QS_ERR_ARGUMENT);
+    assert_null(team);
     assert_int_equal(qs_team_create(2, NULL), QS_ERR_ARGUMENT);
     assert_int_equal(qs_team_threads(NULL), 0);
     assert_int_equal(qs_team_create(TEAM_THREADS, &team), QS_OK);
