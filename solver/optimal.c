@@ -103,8 +103,12 @@ typedef struct {
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
     uint8_t conj[N_AXES][QS_MOVE_COUNT];
-    /* a mask of axis r's moves, 8 bits at a time, as the cube's moves */
-    uint64_t to_cube[N_AXES][3][256];
+    /* remap[r][s][k][v]: byte k (value v) of the move mask of a phase-1
+     * entry read through symmetry s along axis r, as the cube's moves;
+     * flags[r][s] the same for the entry's group flags. The tables'
+     * remap and flag_remap followed by axis r's frame, in one lookup. */
+    uint64_t remap[N_AXES][N_SYM][3][256];
+    uint64_t flags[N_AXES][N_SYM][64];
     uint16_t slice_solved;
     uint64_t start_ns;
 
@@ -527,13 +531,15 @@ static int large_root(shared *sh, onode *root)
     return QS_OK;
 }
 
-/* Axis r's move mask m as a mask of the cube's moves. */
-static uint64_t to_cube_moves(const shared *sh, int r, uint64_t m)
+/* The move bits of axis r's entry e, read through symmetry sym, as the
+ * cube's moves. */
+static inline uint64_t axis_moves(const shared *sh, int r, uint64_t e,
+                                  int sym)
 {
-    if (r == 0 || m == sh->t->all_moves || m == 0)
-        return m;
-    return sh->to_cube[r][0][m & 255] | sh->to_cube[r][1][m >> 8 & 255] |
-           sh->to_cube[r][2][m >> 16 & 255];
+    const uint64_t(*rm)[256] = sh->remap[r][sym];
+    uint64_t bits = e >> P1_MASK_SHIFT & sh->t->all_moves;
+    return rm[0][bits & 255] | rm[1][bits >> 8 & 255] |
+           rm[2][bits >> 16 & 255];
 }
 
 /* The moves of a node with `togo` still to go whose children may still be
@@ -549,16 +555,39 @@ static uint64_t usable(const shared *sh, const oentry *en, int togo,
                        int canon)
 {
     const qs_tables *t = sh->t;
-    uint64_t moves = t->canon_allowed[canon], strict = 0;
-    for (int r = 0; r < N_AXES && moves; r++) {
-        int slack = togo - (int)(en->e[r] & P1_DIST_MASK);
-        moves &= to_cube_moves(
-            sh, r, phase1_moves(t, en->e[r], en->sym[r], slack));
-        if (t->grouped && slack >= 1 && strict != t->all_moves)
-            strict |= to_cube_moves(
-                sh, r, phase1_moves(t, en->e[r], en->sym[r], slack - 1));
+    uint64_t moves = t->canon_allowed[canon];
+    if (!t->grouped) {
+        /* the mask names the moves to a closer child; with a move to
+         * spare every move will do */
+        for (int r = 0; r < N_AXES; r++)
+            if (togo <= (int)(en->e[r] & P1_DIST_MASK))
+                moves &= axis_moves(sh, r, en->e[r], en->sym[r]);
+        return moves;
     }
-    return t->grouped && togo > 1 ? moves & strict : moves;
+    uint64_t strict = 0; /* a move that gets some axis below togo - 1 */
+    for (int r = 0; r < N_AXES; r++) {
+        int slack = togo - (int)(en->e[r] & P1_DIST_MASK);
+        if (slack > 2) {
+            strict = t->all_moves;
+            continue;
+        }
+        /* by_delta[0]: the moves to a child one closer along this axis,
+         * by_delta[1]: no farther */
+        uint64_t by_delta[3];
+        deltas_split(axis_moves(sh, r, en->e[r], en->sym[r]),
+                     sh->flags[r][en->sym[r]]
+                              [en->e[r] >> (P1_MASK_SHIFT + t->n_moves)],
+                     t->all_moves, by_delta);
+        if (slack == 2) {
+            strict |= by_delta[0] | by_delta[1];
+        } else if (slack == 1) {
+            moves &= by_delta[0] | by_delta[1];
+            strict |= by_delta[0];
+        } else {
+            moves &= by_delta[0];
+        }
+    }
+    return togo > 1 ? moves & strict : moves;
 }
 
 static int should_halt(worker *w)
@@ -684,13 +713,33 @@ make_children(const shared *sh, const onode *n, uint64_t moves, int togo,
               onode *kid, uint8_t *kmove, uint64_t *cidx, const int with_h48)
 {
     const qs_tables *t = sh->t;
+    /* n's move-table rows, found once for all its children (the children
+     * are written through pointers the compiler cannot keep apart from
+     * the tables, so it would find them again for each) */
+    const uint16_t *flip_row[N_AXES], *slice_row[N_AXES], *twist_row[N_AXES];
+    for (int r = 0; r < N_AXES; r++) {
+        flip_row[r] = move_row(t, t->flip_move, n->flip[r]);
+        slice_row[r] = move_row(t, t->edge4_move[0], n->slice[r]);
+        twist_row[r] = move_row(t, t->twist_move, n->twist[r]);
+    }
+    const uint16_t *corner_row = move_row(t, t->corners_move, n->corners);
     int nk = 0;
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         if (togo < t->cost[m])
             continue;
-        apply_node(sh, n, m, &kid[nk], with_h48);
+        onode *c = &kid[nk];
+        for (int r = 0; r < N_AXES; r++) {
+            int mr = sh->conj[r][m];
+            c->flip[r] = flip_row[r][mr];
+            c->slice[r] = slice_row[r][mr];
+            c->twist[r] = twist_row[r][mr];
+            c->fs[r] = flipslice(c->slice[r], c->flip[r]);
+        }
+        c->corners = corner_row[m];
+        if (with_h48)
+            apply_h48(sh, n, m, c);
         for (int r = 0; r < N_AXES; r++)
             __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
         cidx[nk] = corner_index(t, &kid[nk]);
@@ -1091,6 +1140,17 @@ static void worker_main(void *arg)
     }
 }
 
+/* A mask of moves in an axis's frame as the cube's moves. */
+static uint64_t axis_to_cube(const qs_tables *t, const uint8_t *to_cube,
+                             uint64_t mask)
+{
+    uint64_t out = 0;
+    for (int b = 0; b < t->n_moves; b++)
+        if (mask >> b & 1)
+            out |= 1ull << to_cube[b];
+    return out;
+}
+
 static void init_frames(shared *sh, const qs_cube *c)
 {
     const qs_tables *t = sh->t;
@@ -1111,16 +1171,18 @@ static void init_frames(shared *sh, const qs_cube *c)
             sh->conj[r][m] = t->move_conj[m][s];
         /* Bit b of a mask in axis r's frame is the cube's move that
          * conjugates to b. */
-        for (int k = 0; k < 3; k++)
-            for (int v = 0; v < 256; v++) {
-                uint64_t mask = 0;
-                for (int j = 0; j < 8; j++) {
-                    int b = 8 * k + j;
-                    if ((v >> j & 1) && b < t->n_moves)
-                        mask |= 1ull << t->move_conj[b][back];
-                }
-                sh->to_cube[r][k][v] = mask;
-            }
+        uint8_t to_cube[QS_MOVE_COUNT];
+        for (int b = 0; b < t->n_moves; b++)
+            to_cube[b] = (uint8_t)t->move_conj[b][back];
+        for (int x = 0; x < N_SYM; x++) {
+            for (int k = 0; k < 3; k++)
+                for (int v = 0; v < 256; v++)
+                    sh->remap[r][x][k][v] =
+                        axis_to_cube(t, to_cube, t->remap[x][k][v]);
+            for (int f = 0; f < 64; f++)
+                sh->flags[r][x][f] =
+                    axis_to_cube(t, to_cube, t->flag_remap[x][f]);
+        }
     }
     sh->root.corners = (uint16_t)qs_coord_corners(c);
     if (!sh->h48)

@@ -472,6 +472,17 @@ static inline uint64_t remap_mask(const qs_tables *t, uint64_t mask, int s)
     return out;
 }
 
+/* An entry's move bits (low) and its groups' flags (high), both as masks
+ * of the moves `all` in one frame, split by the change of distance: the
+ * moves whose child is at distance d - 1 + delta, delta = 0, 1, 2. */
+static inline void deltas_split(uint64_t low, uint64_t high, uint64_t all,
+                                uint64_t by_delta[3])
+{
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & all);
+    by_delta[2] = ~low & high;
+}
+
 /* For entries with group flags: the moves whose child is at distance
  * d - 1 + delta, for delta = 0, 1, 2, seen through symmetry sym. */
 static inline void phase1_deltas(const qs_tables *t, uint64_t e, int sym,
@@ -479,9 +490,7 @@ static inline void phase1_deltas(const qs_tables *t, uint64_t e, int sym,
 {
     uint64_t low = remap_mask(t, (e >> P1_MASK_SHIFT) & t->all_moves, sym);
     uint64_t high = t->flag_remap[sym][e >> (P1_MASK_SHIFT + t->n_moves)];
-    by_delta[0] = low & ~high;
-    by_delta[1] = (low & high) | (~low & ~high & t->all_moves);
-    by_delta[2] = ~low & high;
+    deltas_split(low, high, t->all_moves, by_delta);
 }
 
 /* The moves usable at a node whose entry is e, seen through symmetry sym,
@@ -521,10 +530,7 @@ static inline void robot_p1x_deltas(const qs_tables *t, const robot_p1x *e,
                    g[hi][0][w >> 15 & 255] | g[hi][1][w >> 23 & 127];
     uint64_t high =
         t->flag_remap[sym][(w >> 30 & 1) << lo | (w >> 31 & 1) << hi];
-    uint64_t turns = t->tilt_moves[k];
-    by_delta[0] = low & ~high;
-    by_delta[1] = (low & high) | (~low & ~high & turns);
-    by_delta[2] = ~low & high;
+    deltas_split(low, high, t->tilt_moves[k], by_delta);
 }
 
 /* robot_corner_dist in two steps, so that a search can fetch the entry
