@@ -5,6 +5,11 @@
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
 #   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
 #                   prints the machine line
+#   bench_anchor DIR OUT PATTERN COUNT CMD...
+#                   runs CMD in DIR with one "solve CUBE" line per cube on
+#                   its input and its output in OUT, and stops it once OUT
+#                   has more than COUNT lines matching PATTERN (the anchors
+#                   do not exit at the end of their input)
 
 bench_init() {
     qs="$PWD/${BUILD:-build}/cli/quadsolve"
@@ -16,4 +21,23 @@ bench_init() {
 bench_cubes() {
     "$qs" random "$1" --seed "$2" >"$tmp/cubes"
     echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+bench_anchor() {
+    local dir=$1 out=$2 pattern=$3 want=$4
+    shift 4
+    sed 's/^/solve /' "$tmp/cubes" >"$tmp/commands"
+    # OUT exists before the anchor starts: the loop may look before the
+    # background job has opened it, and an empty count ended the loop (and
+    # the anchor) at once.
+    : >"$out"
+    (cd "$dir" && exec "$@") <"$tmp/commands" >"$out" &
+    local pid=$!
+    while kill -0 "$pid" 2>/dev/null &&
+        [ "$(grep -c "$pattern" "$out" || true)" -le "$want" ]; do
+        sleep 0.2
+    done
+    sleep 0.5
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
 }

@@ -53,21 +53,11 @@ ours() {
 
 qphase() {
     local out=$1
-    # One "solve" command per cube; the answers come between "Ready!"
-    # prompts. Its table is loaded first (seconds), outside the timing.
-    # qphase does not exit at the end of its input, so it is stopped once
-    # the prompt after the last answer is out.
-    sed 's/^/solve /' "$tmp/cubes" >"$tmp/commands"
-    (cd "$QPHASE_DIR" &&
-        exec ./qphase -t "$threads" -m "$time_ms" -w "$warmup") \
-        <"$tmp/commands" >"$out" &
-    local pid=$!
-    while kill -0 "$pid" 2>/dev/null &&
-        [ "$(grep -c '^Ready!' "$out" || true)" -le "$count" ]; do
-        sleep 0.2
-    done
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    # The answers come between "Ready!" prompts; its table is loaded first
+    # (seconds), outside the timing. Stopped once the prompt after the
+    # last answer is out.
+    bench_anchor "$QPHASE_DIR" "$out" '^Ready!' "$count" \
+        ./qphase -t "$threads" -m "$time_ms" -w "$warmup"
     /usr/bin/python3 - "$tmp/cubes" "$out" "$out.steps" <<'EOF'
 import re, sys
 cubes = open(sys.argv[1]).read().split()

@@ -36,17 +36,8 @@ echo "== $count cubes (quadsolve random $count --seed $seed), $time_ms ms," \
 # last answer is out.
 anchor() {
     local dir=$1 out=$2
-    sed 's/^/solve /' "$tmp/cubes" >"$tmp/commands"
-    (cd "$dir" && exec ./twophase -t "$threads" -m "$time_ms") \
-        <"$tmp/commands" >"$out" &
-    local pid=$!
-    while kill -0 "$pid" 2>/dev/null &&
-        [ "$(grep -c 'ms$' "$out" || true)" -lt "$count" ]; do
-        sleep 0.2
-    done
-    sleep 0.5
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    bench_anchor "$dir" "$out" 'ms$' "$((count - 1))" \
+        ./twophase -t "$threads" -m "$time_ms"
     /usr/bin/python3 - "$out" "$count" >"$out.moves" 2>"$out.ms" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
