@@ -1066,6 +1066,24 @@ static void find_symmetries(shared *sh, const qs_cube *c)
 /* Lists the jobs of the current depth: the canonical sequences of PREFIX
  * moves (or fewer, when they use up the length) that pass the bound and
  * are the least of their orbits under the cube's symmetries. */
+/* A job's promise (qs_jobs_order runs the most promising first): the
+ * moves it has to spare beyond its bound; among equals, the moves it has
+ * to spare beyond each part of the bound (the three axes' distances and
+ * the corners'), summed. A node that several parts hold tight is more
+ * often farther from solved than its bound says, so its subtree holds a
+ * solution less often for its size (docs/benchmarks.md measured the
+ * order). */
+static int job_promise(const shared *sh, const onode *n, const oentry *en,
+                       int togo, int bound)
+{
+    const qs_tables *t = sh->t;
+    int spare = togo - corner_dist(t, corner_index(t, n));
+    for (int r = 0; r < N_AXES; r++)
+        spare += togo - (sh->tracked ? n->dist[r]
+                                     : (int)(en->e[r] & P1_DIST_MASK));
+    return (togo - bound) * 1024 + spare;
+}
+
 static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
                     int bound, int canon, qs_move *path, int depth)
 {
@@ -1074,7 +1092,8 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
-        return qs_jobs_add(&sh->jobs, &j, togo - bound);
+        return qs_jobs_add(&sh->jobs, &j,
+                           job_promise(sh, n, en, togo, bound));
     }
     uint64_t moves =
         sh->p1m3 ? t->canon_allowed[canon] : usable(sh, en, togo, canon);
