@@ -202,23 +202,51 @@ static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
         out->iep[i] = pm->ep[n->iep[i]];
 }
 
-/* The child of n by move m. with_h48 is a constant wherever this is
- * inlined (see dfs_large), so a search without the H48 table carries no
- * trace of it. */
+/* The move-table rows of a node: flip, slice and twist along each axis,
+ * and corners. A node making several children finds them once (the
+ * children are written through pointers the compiler cannot keep apart
+ * from the tables, so it would find them again for each). */
+typedef struct {
+    const uint16_t *flip[N_AXES], *slice[N_AXES], *twist[N_AXES], *corners;
+} node_rows;
+
+static inline __attribute__((always_inline)) void
+rows_of(const qs_tables *t, const onode *n, node_rows *rows)
+{
+    for (int r = 0; r < N_AXES; r++) {
+        rows->flip[r] = move_row(t, t->flip_move, n->flip[r]);
+        rows->slice[r] = move_row(t, t->edge4_move[0], n->slice[r]);
+        rows->twist[r] = move_row(t, t->twist_move, n->twist[r]);
+    }
+    rows->corners = move_row(t, t->corners_move, n->corners);
+}
+
+/* The child of n (whose rows are `rows`) by move m. with_h48 is a
+ * constant wherever this is inlined (see dfs_large), so a search without
+ * the H48 table carries no trace of it. */
+static inline __attribute__((always_inline)) void
+apply_rows(const shared *sh, const onode *n, const node_rows *rows, int m,
+           onode *out, int with_h48)
+{
+    for (int r = 0; r < N_AXES; r++) {
+        int mr = sh->conj[r][m];
+        out->flip[r] = rows->flip[r][mr];
+        out->slice[r] = rows->slice[r][mr];
+        out->twist[r] = rows->twist[r][mr];
+        out->fs[r] = flipslice(out->slice[r], out->flip[r]);
+    }
+    out->corners = rows->corners[m];
+    if (with_h48)
+        apply_h48(sh, n, m, out);
+}
+
+/* The child of n by move m (see apply_rows). */
 static inline __attribute__((always_inline)) void
 apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
 {
-    const qs_tables *t = sh->t;
-    for (int r = 0; r < N_AXES; r++) {
-        int mr = sh->conj[r][m];
-        out->flip[r] = move_row(t, t->flip_move, n->flip[r])[mr];
-        out->slice[r] = move_row(t, t->edge4_move[0], n->slice[r])[mr];
-        out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
-        out->fs[r] = flipslice(out->slice[r], out->flip[r]);
-    }
-    out->corners = move_row(t, t->corners_move, n->corners)[m];
-    if (with_h48)
-        apply_h48(sh, n, m, out);
+    node_rows rows;
+    rows_of(sh->t, n, &rows);
+    apply_rows(sh, n, &rows, m, out, with_h48);
 }
 
 static void apply(const shared *sh, const onode *n, int m, onode *out)
@@ -646,13 +674,15 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
     uint8_t kmove[18];
     int krest[18], nk = 0;
     uint32_t probe = 0, cut = 0, kquarter = 0; /* see h48_cut */
+    node_rows rows;
+    rows_of(t, n, &rows);
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int rest = togo - t->cost[m];
         if (rest < 0)
             continue;
-        apply_node(sh, n, m, &kid[nk], with_h48);
+        apply_rows(sh, n, &rows, m, &kid[nk], with_h48);
         if (rest > 0)
             for (int r = 0; r < N_AXES; r++)
                 __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
@@ -713,33 +743,15 @@ make_children(const shared *sh, const onode *n, uint64_t moves, int togo,
               onode *kid, uint8_t *kmove, uint64_t *cidx, const int with_h48)
 {
     const qs_tables *t = sh->t;
-    /* n's move-table rows, found once for all its children (the children
-     * are written through pointers the compiler cannot keep apart from
-     * the tables, so it would find them again for each) */
-    const uint16_t *flip_row[N_AXES], *slice_row[N_AXES], *twist_row[N_AXES];
-    for (int r = 0; r < N_AXES; r++) {
-        flip_row[r] = move_row(t, t->flip_move, n->flip[r]);
-        slice_row[r] = move_row(t, t->edge4_move[0], n->slice[r]);
-        twist_row[r] = move_row(t, t->twist_move, n->twist[r]);
-    }
-    const uint16_t *corner_row = move_row(t, t->corners_move, n->corners);
+    node_rows rows;
+    rows_of(t, n, &rows);
     int nk = 0;
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         if (togo < t->cost[m])
             continue;
-        onode *c = &kid[nk];
-        for (int r = 0; r < N_AXES; r++) {
-            int mr = sh->conj[r][m];
-            c->flip[r] = flip_row[r][mr];
-            c->slice[r] = slice_row[r][mr];
-            c->twist[r] = twist_row[r][mr];
-            c->fs[r] = flipslice(c->slice[r], c->flip[r]);
-        }
-        c->corners = corner_row[m];
-        if (with_h48)
-            apply_h48(sh, n, m, c);
+        apply_rows(sh, n, &rows, m, &kid[nk], with_h48);
         for (int r = 0; r < N_AXES; r++)
             __builtin_prefetch(&t->fs_packed[fs_index(&kid[nk], r)]);
         cidx[nk] = corner_index(t, &kid[nk]);
@@ -1063,9 +1075,6 @@ static void find_symmetries(shared *sh, const qs_cube *c)
     }
 }
 
-/* Lists the jobs of the current depth: the canonical sequences of PREFIX
- * moves (or fewer, when they use up the length) that pass the bound and
- * are the least of their orbits under the cube's symmetries. */
 /* A job's promise (qs_jobs_order runs the most promising first): the
  * moves it has to spare beyond its bound; among equals, the moves it has
  * to spare beyond each part of the bound (the three axes' distances and
@@ -1084,6 +1093,9 @@ static int job_promise(const shared *sh, const onode *n, const oentry *en,
     return (togo - bound) * 1024 + spare;
 }
 
+/* Lists the jobs of the current depth: the canonical sequences of PREFIX
+ * moves (or fewer, when they use up the length) that pass the bound and
+ * are the least of their orbits under the cube's symmetries. */
 static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
                     int bound, int canon, qs_move *path, int depth)
 {
