@@ -32,9 +32,11 @@
  * the phase-1 nodes). The large set's corner-path table (rpaths) then
  * bounds a child by what its corners need when phase 1 must end within
  * the job's length and phase 2 follow, about 40% fewer nodes again; its
- * entries (145 MB, beyond the cache) are fetched with the corner entries
- * and read in the next pass, before a child is located in the phase-1
- * table (a fifth of the children that reach it are dropped there). The
+ * entries (145 MB, beyond the cache) are fetched when a child is made
+ * and read in the next pass, before it is located in the phase-1 table
+ * (a fifth of the children that reach it are dropped there); an entry
+ * also holds the corner distance and bounds at least as tightly, so with
+ * it no corner entry is read. The
  * children that end phase 1 get their U/D edges and their phase-2 entry
  * (rphase2, also beyond the cache) in the same pass, so those reads
  * overlap too.
@@ -678,10 +680,14 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             __builtin_prefetch(&t->fs_packed[c->fs]);
         }
         c->cindex = robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
-        __builtin_prefetch(&t->rcorners[c->cindex]);
+        /* A corner-path entry holds the corner entry's distance and never
+         * bounds below it: with the table, one read serves both. */
+        c->cdist = 0;
         if (t->rpaths)
             __builtin_prefetch(
                 &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
+        else
+            __builtin_prefetch(&t->rcorners[c->cindex]);
         count++;
     }
     if (need < 0 && togo >= 2 && !(d->inverse && depth == 0))
@@ -698,12 +704,15 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             uint8_t shift;
             uint32_t cindex =
                 robot_corner_index(t, n->corners, n->twist, k2, &shift);
-            int cdist = robot_corner_value(t->rcorners[cindex], shift);
-            if (cdist > budget - cost)
-                continue;
-            if (t->rpaths)
+            int cdist = 0;
+            if (t->rpaths) {
                 __builtin_prefetch(
                     &t->rpaths[robot_path_index(cindex, shift)]);
+            } else {
+                cdist = robot_corner_value(t->rcorners[cindex], shift);
+                if (cdist > budget - cost)
+                    continue;
+            }
             kid *c = &kids[count++];
             *c = *n;
             c->cindex = cindex;
@@ -715,17 +724,16 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             c->cdist = (uint8_t)cdist;
             c->dist = (int8_t)dist;
         }
-    /* Second pass: turns whose corners alone need more than the budget
-     * are dropped (their corner entries are on the way by now), then
-     * children whose corners need more when phase 1 must end after
-     * exactly the moves left (the corner-path entry, fetched in the first
-     * pass); the others' phase-1 entries are fetched, their symmetry
+    /* Second pass: children whose corners need more than the budget are
+     * dropped, by the corner-path entry when phase 1 must end after
+     * exactly the moves left, else by the corner entry (either fetched in
+     * the first pass); the others' phase-1 entries are fetched, their symmetry
      * classes being on the way too (a tilt child's entry is the node's,
      * already read). */
     int kept = 0, edges_known = 0, room = 0;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
-        if (c->op < TILT_OP) {
+        if (!t->rpaths && c->op < TILT_OP) {
             c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
                                                    c->cshift);
             if (c->cdist > budget - c->cost)

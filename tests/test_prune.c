@@ -409,7 +409,8 @@ static int paths_by_hand(const qs_tables *t, state_map *p2, int corners,
  * class; nibbles 1-3 equal a search of every short path on states a few
  * moves from oriented corners; every nibble j follows from nibble j - 1
  * of the state and its children, read through the symmetries, on random
- * states; nibble 15 is the corner table's distance. */
+ * states; nibble 15 is the corner table's distance, and no path bound
+ * is below it. */
 static void check_robot_paths(const qs_tables *t)
 {
     assert_non_null(t->rpaths);
@@ -454,6 +455,10 @@ static void check_robot_paths(const qs_tables *t)
         tw = (int)(test_rand(&rng) % N_TWIST);
         e = path_entry(t, c, tw, k);
         assert_int_equal((int)(e >> 60), robot_corner_dist(t, c, tw, k));
+        /* The robot search reads no corner entry when it has this table:
+         * a path's bound must never be below the corners' distance. */
+        for (int j = 0; j <= ROBOT_PATH_NIBBLES; j++)
+            assert_true(robot_path_bound(e, j) >= (int)(e >> 60));
         for (int j = 1; j < ROBOT_PATH_NIBBLES; j++) {
             int least = path_nibble(e, j - 1);
             for (int m = 0; m < t->n_moves; m++)
