@@ -322,24 +322,28 @@ static int is_solved(const shared *sh, const rnode *n)
            n->slice[2] == sh->slice_solved;
 }
 
-/* The lower bound of a position held in orientation o: the largest of the
- * three frames' robot phase-1 distances and the corners' distance, and 1
- * for any unsolved cube that reads 0 in all of them. */
-static int bound(const shared *sh, const rnode *n, int o)
+/* The robot moves node n needs from orientation o, part by part: the
+ * three frames' robot phase-1 distances, then the corners' (the robot
+ * moves they need alone, from o's class; the cube's own frame is frame
+ * 0). */
+static void bound_parts(const shared *sh, const rnode *n, int o,
+                        int part[N_AXES + 1])
 {
     const qs_tables *t = sh->t;
-    int h = 0;
-    for (int r = 0; r < N_AXES; r++) {
-        int d = robot_p1_dist(t, n->e[r], n->sym[r], sh->cls[r][o]);
-        if (d > h)
-            h = d;
-    }
-    /* The corners must be solved too: the robot moves they need alone,
-     * from o's class (the cube's own frame is frame 0). */
-    int c = robot_corner_value(
+    for (int r = 0; r < N_AXES; r++)
+        part[r] = robot_p1_dist(t, n->e[r], n->sym[r], sh->cls[r][o]);
+    part[N_AXES] = robot_corner_value(
         n->corner_entry, 4 + t->axis_conj[sh->cls[0][o]][n->corner_sym]);
-    if (c > h)
-        h = c;
+}
+
+/* The lower bound of a position held in orientation o: the largest of its
+ * parts, and 1 for any unsolved cube that reads 0 in all of them. */
+static int bound(const shared *sh, const rnode *n, int o)
+{
+    int part[N_AXES + 1], h = 0;
+    bound_parts(sh, n, o, part);
+    for (int r = 0; r <= N_AXES; r++)
+        h = part[r] > h ? part[r] : h;
     if (h == 0 && !is_solved(sh, n))
         h = 1;
     return h;
@@ -522,6 +526,18 @@ static void dfs(worker *w, const rnode *n, const rstate *st, int togo,
     }
 }
 
+/* A job's place in the order: most moves to spare under the bound first,
+ * and among equals (most jobs) the most spared beyond each part of the
+ * bound, summed, as the HTM optimum orders its jobs. */
+static int job_promise(const shared *sh, const rnode *n, int o, int togo)
+{
+    int part[N_AXES + 1], spare = 0;
+    bound_parts(sh, n, o, part);
+    for (int r = 0; r <= N_AXES; r++)
+        spare += togo - part[r];
+    return (togo - bound(sh, n, o)) * 1024 + spare;
+}
+
 /* Lists the jobs of the current length: the nodes after PREFIX operations
  * (or fewer, when they use up the length) that pass the bound. */
 static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
@@ -537,7 +553,7 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
         j.len = len;
         /* (A node that used up the length is solved; children() read
          * no entries for it.) */
-        int promise = togo > 0 ? togo - bound(sh, n, st->o) : 0;
+        int promise = togo > 0 ? job_promise(sh, n, st->o, togo) : 0;
         return qs_jobs_add(&sh->jobs, &j, promise) == QS_OK
                    ? ROBOT_OK
                    : ROBOT_ERR_NOMEM;
