@@ -770,10 +770,10 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                 locate(t, c);
                 prefetch_entry(t, c);
                 /* the move-table rows of the kid's own children */
-                __builtin_prefetch(move_row(t, t->flip_move, c->flip));
-                __builtin_prefetch(move_row(t, t->twist_move, c->twist));
-                __builtin_prefetch(move_row(t, t->edge4_move[0], c->slice));
-                __builtin_prefetch(move_row(t, t->corners_move, c->corners));
+                move_row_prefetch(t, t->flip_move, c->flip);
+                move_row_prefetch(t, t->twist_move, c->twist);
+                move_row_prefetch(t, t->edge4_move[0], c->slice);
+                move_row_prefetch(t, t->corners_move, c->corners);
             }
         }
         if (kept != i)

@@ -456,6 +456,16 @@ struct qs_tables {
  * are as short as the metric's move set, so more of them stay in cache. */
 #define move_row(t, table, x) ((table) + (size_t)(x) * (size_t)(t)->n_moves)
 
+/* Fetches a move-table row ahead of its reads: both of its ends, since a
+ * row (36 or 90 bytes) often crosses a cache line. */
+static inline void move_row_prefetch(const qs_tables *t, const uint16_t *table,
+                                     int x)
+{
+    const uint16_t *row = move_row(t, table, x);
+    __builtin_prefetch(row);
+    __builtin_prefetch(row + t->n_moves - 1);
+}
+
 static inline int phase1_entry_size(int axial) { return axial ? 8 : 4; }
 
 static inline uint64_t phase1_entry(const qs_tables *t, uint64_t index)

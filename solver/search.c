@@ -316,10 +316,10 @@ static void finish(const qs_tables *t, child *kids, int n)
         __builtin_prefetch((const char *)t->phase1 +
                            (uint64_t)c->index *
                                (uint64_t)phase1_entry_size(t->axial));
-        __builtin_prefetch(move_row(t, t->flip_move, c->flip));
-        __builtin_prefetch(move_row(t, t->twist_move, c->twist));
-        __builtin_prefetch(move_row(t, t->edge4_move[0], c->slice));
-        __builtin_prefetch(move_row(t, t->corners_move, c->corners));
+        move_row_prefetch(t, t->flip_move, c->flip);
+        move_row_prefetch(t, t->twist_move, c->twist);
+        move_row_prefetch(t, t->edge4_move[0], c->slice);
+        move_row_prefetch(t, t->corners_move, c->corners);
     }
 }
 
