@@ -177,6 +177,21 @@ char *qsv_reply_result(const char *id, const qsv_result *res)
 
 /* ---------------------------------------------------------------- parsing */
 
+/* Copies a peer's text into a buffer of `size` bytes, cut short if need
+ * be before a whole UTF-8 character, never inside one: the text reaches
+ * the caller's output, which must stay UTF-8. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+            n--; /* src[n] would be the cut character's continuation */
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static int bad(qsv_failure *f, const char *what)
 {
     f->code = QSV_ERR_PROTOCOL;
@@ -264,8 +279,12 @@ static int parse_result(const cJSON *root, qsv_result *res, qsv_failure *f)
     if (m < 0)
         return bad(f, "result without a known 'metric'");
     res->metric = (qs_metric)m;
+    /* Refused rather than cut short: a cut could split a UTF-8 character,
+     * and a profile's name is never longer (robot_profile.name). */
     const char *profile = get_string(root, "profile");
-    snprintf(res->profile, sizeof res->profile, "%s", profile ? profile : "");
+    if (profile && strlen(profile) >= sizeof res->profile)
+        return bad(f, "a result's 'profile' is longer than 63 bytes");
+    copy_text(res->profile, sizeof res->profile, profile ? profile : "");
     const char *obj = get_string(root, "objective");
     res->objective = obj && strcmp(obj, "time") == 0 ? ROBOT_OBJ_TIME
                                                      : ROBOT_OBJ_MOVES;
@@ -366,9 +385,8 @@ int qsv_reply_parse(const char *frame, size_t len, qsv_reply_type *type,
                 rc = bad(f, "error reply without a known code and message");
             } else {
                 f->code = err;
-                snprintf(f->reason, sizeof f->reason, "%s",
-                         reason ? reason : "");
-                snprintf(f->message, sizeof f->message, "%s", msg);
+                copy_text(f->reason, sizeof f->reason, reason ? reason : "");
+                copy_text(f->message, sizeof f->message, msg);
             }
         }
     }

@@ -157,6 +157,63 @@ static void test_reply_not_utf8(void **state)
     assert_string_equal(f.message, "caf\xc3\xa9");
 }
 
+/* A peer's text is cut short only between UTF-8 characters (a cut inside
+ * one made a reply whose result did not parse again: fuzz_reply), and a
+ * profile name longer than any profile's is refused. */
+static void test_reply_text_cut_at_characters(void **state)
+{
+    (void)state;
+    qsv_reply_type type;
+    char id[QSV_MAX_ID + 1];
+    qsv_failure f;
+    static qsv_result res;
+    char frame[1024], text[400];
+    for (int odd = 0; odd < 2; odd++) {
+        /* "e" then two-byte characters: with odd, the 255-byte message
+         * buffer ends in the middle of one */
+        size_t n = 0;
+        if (odd)
+            text[n++] = 'e';
+        while (n + 2 < 300) {
+            text[n++] = '\xc3';
+            text[n++] = '\xa9';
+        }
+        text[n] = '\0';
+        snprintf(frame, sizeof frame,
+                 "{\"id\":1,\"type\":\"error\",\"error\":{\"code\":"
+                 "\"BUSY\",\"message\":\"%s\"}}",
+                 text);
+        assert_int_equal(qsv_reply_parse(frame, strlen(frame), &type, id,
+                                         NULL, NULL, &f),
+                         QSV_OK);
+        size_t len = strlen(f.message);
+        assert_int_equal(qsv_utf8_check(f.message, len), len);
+        assert_int_equal(len, odd ? 255 : 254);
+        assert_memory_equal(f.message, text, len);
+    }
+    for (int extra = 0; extra < 2; extra++) {
+        char name[80];
+        memset(name, 'p', sizeof name);
+        name[63 + extra] = '\0'; /* 63 bytes fit, 64 do not */
+        snprintf(frame, sizeof frame,
+                 "{\"id\":1,\"type\":\"result\",\"metric\":\"htm\","
+                 "\"profile\":\"%s\",\"solutions\":[{\"moves\":\"R\","
+                 "\"length\":1,\"robot\":\"R\",\"robot_moves\":1,"
+                 "\"turns\":1,\"tilts\":0,\"full_regrips\":0,"
+                 "\"safe\":1,\"cost_ms\":100}]}",
+                 name);
+        int rc = qsv_reply_parse(frame, strlen(frame), &type, id, &res,
+                                 NULL, &f);
+        if (extra) {
+            assert_int_equal(rc, QSV_ERR_PROTOCOL);
+            assert_non_null(strstr(f.message, "'profile'"));
+        } else {
+            assert_int_equal(rc, QSV_OK);
+            assert_string_equal(res.profile, name);
+        }
+    }
+}
+
 static void assert_refused(const char *json, int code, const char *says)
 {
     qsv_request r;
@@ -239,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_request_round_trip),
         cmocka_unit_test(test_reply_counts_from_a_peer),
         cmocka_unit_test(test_reply_not_utf8),
+        cmocka_unit_test(test_reply_text_cut_at_characters),
         cmocka_unit_test(test_request_hostile_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
