@@ -336,17 +336,25 @@ static void bound_parts(const shared *sh, const rnode *n, int o,
         n->corner_entry, 4 + t->axis_conj[sh->cls[0][o]][n->corner_sym]);
 }
 
-/* The lower bound of a position held in orientation o: the largest of its
- * parts, and 1 for any unsolved cube that reads 0 in all of them. */
-static int bound(const shared *sh, const rnode *n, int o)
+/* The lower bound of node n from its parts: the largest of them, and 1
+ * for any unsolved cube that reads 0 in all of them. */
+static int bound_of_parts(const shared *sh, const rnode *n,
+                          const int part[N_AXES + 1])
 {
-    int part[N_AXES + 1], h = 0;
-    bound_parts(sh, n, o, part);
+    int h = 0;
     for (int r = 0; r <= N_AXES; r++)
         h = part[r] > h ? part[r] : h;
     if (h == 0 && !is_solved(sh, n))
         h = 1;
     return h;
+}
+
+/* The lower bound of a position held in orientation o. */
+static int bound(const shared *sh, const rnode *n, int o)
+{
+    int part[N_AXES + 1];
+    bound_parts(sh, n, o, part);
+    return bound_of_parts(sh, n, part);
 }
 
 /* ---------------------------------------------------------------- search */
@@ -535,7 +543,7 @@ static int job_promise(const shared *sh, const rnode *n, int o, int togo)
     bound_parts(sh, n, o, part);
     for (int r = 0; r <= N_AXES; r++)
         spare += togo - part[r];
-    return (togo - bound(sh, n, o)) * 1024 + spare;
+    return (togo - bound_of_parts(sh, n, part)) * 1024 + spare;
 }
 
 /* Lists the jobs of the current length: the nodes after PREFIX operations

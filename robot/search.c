@@ -745,8 +745,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
                 togo - c->cost);
             if (bound > budget - c->cost)
                 continue;
-            if (bound > c->cdist)
-                c->cdist = (uint8_t)bound;
+            c->cdist = (uint8_t)bound; /* never below the corners' own */
         }
         if (c->op < TILT_OP) {
             if (c->index == UINT32_MAX) {
