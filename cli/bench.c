@@ -290,6 +290,9 @@ int cmd_bench(int argc, char **argv)
             o.max_len = strcmp(v, "none") == 0
                             ? -1
                             : (int)cli_parse_long("--max-len", v, 0, 1000);
+        } else if (cli_opt(argc, argv, &i, "--max-nodes", &v)) {
+            o.max_nodes =
+                (uint64_t)cli_parse_long("--max-nodes", v, 0, 1000000000000L);
         } else if (cli_opt(argc, argv, &i, "--threads", &v)) {
             o.threads = (int)cli_parse_long("--threads", v, 1, QS_MAX_THREADS);
         } else if (strcmp(a, "--optimal") == 0) {
@@ -317,6 +320,9 @@ int cmd_bench(int argc, char **argv)
         if (t.optimal && metrics[m] != QS_METRIC_HTM &&
             metrics[m] != QS_METRIC_QTM)
             cli_usage_error("bench: --optimal needs --metric htm or qtm");
+    if (t.optimal && o.max_nodes)
+        cli_usage_error("bench: --max-nodes limits the two-phase searches, "
+                        "not --optimal");
     int runs = n_metrics * n_times;
     if (runs > CMP_MAX_LABELS)
         cli_usage_error("bench: at most %d metric and time combinations",

@@ -309,6 +309,7 @@ int cli_make_request(const cli_tables *t, const char *input,
     }
     if (local) {
         req->local.unlimited_time = 1;
+        req->local.max_nodes = o->max_nodes;
         /* The CLI prints plans of robot solutions only. */
         req->local.no_plan = t->metric != QS_METRIC_ROBOT;
     }

@@ -154,6 +154,9 @@ int cmd_solve(int argc, char **argv)
             metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
             o.time_ms = (int)cli_parse_long("--time-ms", v, 0, 86400000L);
+        } else if (cli_opt(argc, argv, &i, "--max-nodes", &v)) {
+            o.max_nodes =
+                (uint64_t)cli_parse_long("--max-nodes", v, 0, 1000000000000L);
         } else if (cli_opt(argc, argv, &i, "--max-len", &v)) {
             o.max_len = strcmp(v, "none") == 0
                             ? -1
@@ -199,7 +202,10 @@ int cmd_solve(int argc, char **argv)
     if (t.optimal_all && !t.optimal)
         cli_usage_error("solve: --all needs --optimal");
     t.optimal_stream = t.optimal_all && !json;
-    if (!t.optimal && o.time_ms == 0 && o.max_len < 0)
+    if (o.max_nodes && (endpoint || t.optimal))
+        cli_usage_error("solve: --max-nodes is for a local two-phase search "
+                        "(no --server, no --optimal)");
+    if (!t.optimal && o.time_ms == 0 && o.max_len < 0 && !o.max_nodes)
         fputs("quadsolve: warning: no time limit and no length limit; the "
               "search may run for a long time\n",
               stderr);

@@ -107,8 +107,10 @@ typedef struct {
     uint64_t start_ns;
 
     qs_jobs jobs;         /* numbered: length * starts_per_len + the
-                             start's rank in (direction, start class) */
+                             start's rank (job_dir, job_start) */
     int starts_per_len;
+    /* The starts of one length in the order they are searched. */
+    uint8_t job_dir[N_DIRS * N_TILT], job_start[N_DIRS * N_TILT];
     int deepest_done;
     atomic_int limit;     /* most robot moves a path may still have */
     qs_halt halt;
@@ -170,7 +172,7 @@ static int axis_of(int m)
     return m < 18 ? (m / 3) % 3 : (m - 18) / 9;
 }
 
-static int should_halt(worker *w)
+static int should_halt(worker *w, unsigned nodes)
 {
     shared *sh = w->sh;
     /* As in qs_solve: without a length limit the deadline waits for the
@@ -178,7 +180,7 @@ static int should_halt(worker *w)
     int deadline_applies =
         atomic_load_explicit(&sh->found, memory_order_relaxed) ||
         sh->o->max_len >= 0;
-    if (qs_halt_poll(&sh->halt, deadline_applies))
+    if (qs_halt_poll_nodes(&sh->halt, deadline_applies, nodes))
         return w->halt = 1;
     return 0;
 }
@@ -436,7 +438,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         record(w, w->len1 + w->len2, v[0]);
         return 0;
     }
-    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
+    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
         return 0;
     int k = d->cls[o];
     for (int j = 0; j < t->n_p2; j++) {
@@ -632,7 +634,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     const qs_tables *t = w->t;
     const direction *d = w->d;
     const shared *sh = w->sh;
-    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
         return;
     kid kids[MAX_KIDS];
     int count = 0, k = d->cls[n->o];
@@ -819,20 +821,19 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
 }
 
 /* Takes the next job (phase-1 lengths in increasing order; every
- * direction and start class for each) and runs it; 0 when none is left
- * that could improve on the best solutions. */
+ * direction and start class for each, in the order of job_dir) and runs
+ * it; 0 when none is left that could improve on the best solutions. */
 static int run_job(worker *w)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     for (;;) {
-        if (should_halt(w))
+        if (should_halt(w, 0))
             return 0;
         int job = qs_jobs_next_index(&sh->jobs);
-        int len1 = job / sh->starts_per_len, dir = 0,
-            start = job % sh->starts_per_len;
-        while (start >= sh->dir[dir].n_starts)
-            start -= sh->dir[dir++].n_starts;
+        int len1 = job / sh->starts_per_len,
+            rank = job % sh->starts_per_len, dir = sh->job_dir[rank],
+            start = sh->job_start[rank];
         if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1)
             return 0;
         const direction *d = &sh->dir[dir];
@@ -871,7 +872,7 @@ static int run_job(worker *w)
             phase1(w, &root, len1, 0, -1, -1);
         if (w->halt)
             return 0;
-        if (dir == N_DIRS - 1) {
+        if (rank == sh->starts_per_len - 1) {
             qs_pool_lock(&sh->cand);
             if (len1 > sh->deepest_done)
                 sh->deepest_done = len1;
@@ -1031,13 +1032,14 @@ static void step_durations(shared *sh)
             for (int to = 0; to < GV_LANES; to++)
                 sh->step_us[1][op][to][from] = sh->step_us[0][op][from][to];
     }
-    /* Under a time limit a remaining move is charged 1.5 cheapest steps.
+    /* Under a time limit (or a node limit, its stand-in) a remaining move
+     * is charged 1.5 cheapest steps.
      * The bound is then no longer a lower bound (a path may still finish
      * faster), but the search stops spending its milliseconds on paths
      * that would need only the cheapest steps to win, and finds faster
      * plans in the same time (docs/benchmarks.md has both figures).
      * Without a time limit it stays a lower bound. */
-    if (sh->o->time_ms > 0)
+    if (sh->o->time_ms > 0 || sh->o->max_nodes > 0)
         sh->min_us += sh->min_us / 2;
 }
 
@@ -1105,6 +1107,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         search_us -= search_us / 25;
     qs_halt_init(&sh->halt, o->cancel,
                  o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0);
+    qs_halt_limit_nodes(&sh->halt, o->max_nodes);
     qs_jobs_init(&sh->jobs, 0);
     atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
     atomic_init(&sh->found, 0);
@@ -1112,11 +1115,15 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     qs_cube sym[48], inv;
     qs_sym_cubes(sym);
     qs_cube_inverse(c, &inv);
-    sh->starts_per_len = 0;
-    for (int d = 0; d < N_DIRS; d++) {
+    for (int d = 0; d < N_DIRS; d++)
         init_direction(sh, d, sym, &inv);
-        sh->starts_per_len += sh->dir[d].n_starts;
-    }
+    sh->starts_per_len = 0;
+    for (int d = 0; d < N_DIRS; d++)
+        for (int start = 0; start < N_TILT; start++)
+            if (start < sh->dir[d].n_starts) {
+                sh->job_dir[sh->starts_per_len] = (uint8_t)d;
+                sh->job_start[sh->starts_per_len++] = (uint8_t)start;
+            }
 
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;

@@ -124,6 +124,8 @@ typedef struct {
         int unlimited_time; /* time_ms 0 means no time limit at all */
         int no_plan;        /* plain metrics: no robot plan is made, the
                                solutions' plans are empty */
+        uint64_t max_nodes; /* two-phase searches: a node limit besides
+                               time_ms (qs_options.max_nodes), 0: none */
     } local;
 } qsv_request;
 

@@ -391,6 +391,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
         o.threads = threads;
         o.team = team;
         o.time_ms = time_ms;
+        o.max_nodes = r->local.max_nodes;
         o.max_len = max_len;
         o.solutions = r->solutions;
         o.objective = r->objective;
@@ -426,6 +427,7 @@ int qsv_solve(const qs_tables *t, const robot_model *m, const qsv_request *r,
             o.threads = threads;
             o.team = team;
             o.time_ms = time_ms;
+            o.max_nodes = r->local.max_nodes;
             o.max_len = max_len;
             o.solutions = r->solutions;
             o.cancel = cancel;

@@ -166,6 +166,30 @@ void qs_halt_init(qs_halt *h, const atomic_int *cancel, uint64_t deadline_ns)
     atomic_init(&h->timed_out, 0);
     h->cancel = cancel;
     h->deadline_ns = deadline_ns;
+    h->node_limit = 0;
+    atomic_init(&h->nodes, 0);
+}
+
+void qs_halt_limit_nodes(qs_halt *h, uint64_t node_limit)
+{
+    h->node_limit = node_limit;
+}
+
+int qs_halt_poll_nodes(qs_halt *h, int deadline_applies, unsigned nodes)
+{
+    if (qs_halt_poll(h, deadline_applies))
+        return 1;
+    if (h->node_limit == 0)
+        return 0;
+    uint64_t seen = atomic_fetch_add_explicit(&h->nodes, nodes,
+                                              memory_order_relaxed) +
+                    nodes;
+    if (deadline_applies && seen >= h->node_limit) {
+        atomic_store(&h->timed_out, 1);
+        qs_halt_stop(h);
+        return 1;
+    }
+    return 0;
 }
 
 int qs_halt_poll(qs_halt *h, int deadline_applies)

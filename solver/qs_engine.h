@@ -56,6 +56,8 @@ typedef struct {
     atomic_int timed_out;
     const atomic_int *cancel; /* the caller's flag, may be NULL */
     uint64_t deadline_ns;     /* 0: none */
+    uint64_t node_limit;      /* 0: none (qs_halt_limit_nodes) */
+    atomic_uint_least64_t nodes; /* counted by qs_halt_poll_nodes */
 } qs_halt;
 
 /* A stop state with the caller's cancel flag (may be NULL) and a deadline
@@ -83,6 +85,16 @@ static inline int qs_halt_was_cancelled(const qs_halt *h)
  * whose time limit must not leave a cube unsolved passes deadline_applies
  * 0 until it has its first solution. */
 int qs_halt_poll(qs_halt *h, int deadline_applies);
+
+/* A limit of nodes (0: none) that acts like the deadline: once every
+ * thread's nodes together reach it and deadline_applies, the search stops
+ * as if out of time. With one thread the same cube then gets the same
+ * search whatever the machine's speed, which a deadline cannot give. */
+void qs_halt_limit_nodes(qs_halt *h, uint64_t node_limit);
+
+/* qs_halt_poll for a thread that has visited `nodes` nodes since its last
+ * poll: they are added to the count qs_halt_limit_nodes limits. */
+int qs_halt_poll_nodes(qs_halt *h, int deadline_applies, unsigned nodes);
 
 /* What a search that has stopped returns: QS_OK when it found something,
  * else QS_ERR_CANCELLED, QS_ERR_TIMEOUT or QS_ERR_NOT_FOUND by the

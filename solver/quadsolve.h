@@ -291,6 +291,8 @@ typedef struct {
     int threads;            /* worker threads, >= 1 */
     qs_team *team;          /* may be NULL: threads started per search */
     int time_ms;            /* stop after this long; 0 = no time limit */
+    uint64_t max_nodes;     /* stop, like time_ms, after this many search
+                               nodes over all threads; 0 = no limit */
     int max_len;            /* stop as soon as a solution of at most this
                                length is found; -1 = none */
     int solutions;          /* how many best solutions to return, >= 1 */

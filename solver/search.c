@@ -97,13 +97,13 @@ void qs_options_default(qs_options *o)
 /* Polled every CHECK_EVERY nodes. Without a length limit the time limit
  * never leaves a cube unsolved: past it, the search goes on until its
  * first solution. */
-static int should_halt(worker *w)
+static int should_halt(worker *w, unsigned nodes)
 {
     shared *sh = w->sh;
     int deadline_applies =
         atomic_load_explicit(&sh->found, memory_order_relaxed) ||
         sh->o->max_len >= 0;
-    if (qs_halt_poll(&sh->halt, deadline_applies))
+    if (qs_halt_poll_nodes(&sh->halt, deadline_applies, nodes))
         return w->halt = 1;
     return 0;
 }
@@ -168,7 +168,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int togo,
         w->n2 = depth;
         return corners == 0 && udedges == 0 && slice2 == 0;
     }
-    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w))
+    if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
         return 0;
     uint64_t allowed = t->canon_allowed[canon];
     for (int k = 0; k < t->n_p2; k++) {
@@ -383,7 +383,7 @@ static int step(worker *w)
                 return 0;
             continue;
         }
-        if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w))
+        if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
             return 0;
         enter(w, depth + 1, f->grand + k * t->n_moves, f->n_grand[k],
               f->togo - t->cost[c->move]);
@@ -513,6 +513,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
                  o->time_ms > 0
                      ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull
                      : 0);
+    qs_halt_limit_nodes(&sh->halt, o->max_nodes);
     qs_jobs_init(&sh->jobs, 0);
     atomic_init(&sh->limit,
                 o->max_len >= 0 ? o->max_len : default_limit[t->metric]);

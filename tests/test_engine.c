@@ -48,6 +48,22 @@ static void test_halt_reasons(void **state)
     assert_int_equal(qs_halt_result(&h, 0), QS_ERR_TIMEOUT);
     assert_false(qs_halt_was_cancelled(&h));
 
+    /* A node limit counts every poll's nodes, applies like the deadline
+     * (not before the first solution) and is recorded as the time
+     * limit. */
+    qs_halt_init(&h, NULL, 0);
+    qs_halt_limit_nodes(&h, 1000);
+    assert_int_equal(qs_halt_poll_nodes(&h, 1, 600), 0);
+    assert_int_equal(qs_halt_poll_nodes(&h, 0, 600), 0);
+    assert_false(qs_halt_stopped(&h));
+    assert_int_equal(qs_halt_poll_nodes(&h, 1, 0), 1);
+    assert_true(qs_halt_stopped(&h));
+    assert_int_equal(qs_halt_result(&h, 0), QS_ERR_TIMEOUT);
+    /* Without a limit the count never stops a search. */
+    qs_halt_init(&h, NULL, 0);
+    assert_int_equal(qs_halt_poll_nodes(&h, 1, 4000000000u), 0);
+    assert_int_equal(qs_halt_poll_nodes(&h, 1, 4000000000u), 0);
+
     /* A stop raised by a thread (enough found) is no reason of its own. */
     qs_halt_init(&h, NULL, qs_now_ns() + 3600ull * 1000000000ull);
     qs_halt_stop(&h);

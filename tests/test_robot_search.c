@@ -481,6 +481,49 @@ static void test_best_solutions(void **state)
     }
 }
 
+/* A node limit on one thread: the search stops within a poll's nodes of
+ * it, and the same cube gets the same search and solution every time,
+ * whatever the machine's speed. */
+static void test_node_limit(void **state)
+{
+    (void)state;
+    enum { LIMIT = 20000, POLL = 256 };
+    robot_solve_options o = options(1, 0);
+    o.max_nodes = LIMIT;
+    for (int i = 0; i < 3; i++) {
+        qs_cube c = cube_of(cubes[i]);
+        robot_solution first, again;
+        qs_stats s1, s2;
+        int n = 0;
+        assert_int_equal(robot_solve(robot_tables(), &model, &profile, &c, &o,
+                                     &first, 1, &n, &s1),
+                         ROBOT_OK);
+        assert_int_equal(n, 1);
+        assert_executes(&c, &first);
+        uint64_t nodes = s1.phase1_nodes + s1.phase2_nodes;
+        assert_true(nodes >= LIMIT);
+        /* up to a poll's worth of phase-1 and of phase-2 nodes not yet
+         * counted, and the last poll's */
+        assert_true(nodes < LIMIT + 3 * POLL);
+        assert_int_equal(robot_solve(robot_tables(), &model, &profile, &c, &o,
+                                     &again, 1, &n, &s2),
+                         ROBOT_OK);
+        assert_int_equal(s2.phase1_nodes, s1.phase1_nodes);
+        assert_int_equal(s2.phase2_nodes, s1.phase2_nodes);
+        assert_int_equal(again.n, first.n);
+        assert_memory_equal(again.moves, first.moves, (size_t)first.n);
+        /* Ten times the nodes never does worse: the larger search
+         * contains the smaller one. */
+        o.max_nodes = 10 * LIMIT;
+        assert_int_equal(robot_solve(robot_tables(), &model, &profile, &c, &o,
+                                     &again, 1, &n, &s2),
+                         ROBOT_OK);
+        assert_true(s2.phase1_nodes > s1.phase1_nodes);
+        assert_true(again.plan.robot_moves <= first.plan.robot_moves);
+        o.max_nodes = LIMIT;
+    }
+}
+
 static void test_limits_and_errors(void **state)
 {
     (void)state;
@@ -543,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_short_scrambles),
         cmocka_unit_test(test_best_solutions),
+        cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_limits_and_errors),
         cmocka_unit_test(test_benchmark_cubes),
     };

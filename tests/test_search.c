@@ -206,6 +206,47 @@ static void test_time_limit(void **state)
     assert_int_equal(n, 0);
 }
 
+/* A node limit is a limit like the time: under a length limit that
+ * cannot be met it ends the search with TIMEOUT, and on one thread the
+ * same cube gets the same search twice (counted in polls of 256 nodes). */
+static void test_node_limit(void **state)
+{
+    (void)state;
+    qs_cube c = cube_of(superflip);
+    qs_options o;
+    qs_options_default(&o);
+    o.threads = 1;
+    o.time_ms = 0;
+    o.max_len = 16;
+    o.max_nodes = 50000;
+    qs_solution sol[1], again[1];
+    qs_stats s1, s2;
+    int n = -1;
+    assert_int_equal(qs_solve(tables(QS_METRIC_HTM), &c, &o, sol, 1, &n, &s1),
+                     QS_ERR_TIMEOUT);
+    assert_int_equal(n, 0);
+    assert_true(s1.phase1_nodes + s1.phase2_nodes >= o.max_nodes);
+    /* Each of the thread's four lanes polls per 256 of its own phase-1
+     * and phase-2 nodes: up to 255 of each are not yet counted. */
+    assert_true(s1.phase1_nodes + s1.phase2_nodes < o.max_nodes + 9 * 256);
+
+    o.max_len = -1;
+    for (int i = 0; i < 3 && i < n_cubes; i++) {
+        c = cube_of(cubes[i]);
+        assert_int_equal(
+            qs_solve(tables(QS_METRIC_AXHT), &c, &o, sol, 1, &n, &s1), QS_OK);
+        assert_int_equal(
+            qs_solve(tables(QS_METRIC_AXHT), &c, &o, again, 1, &n, &s2),
+            QS_OK);
+        assert_int_equal(s1.phase1_nodes, s2.phase1_nodes);
+        assert_int_equal(sol[0].n, again[0].n);
+        assert_memory_equal(sol[0].moves, again[0].moves, (size_t)sol[0].n);
+        qs_cube check = c;
+        qs_cube_apply_moves(&check, sol[0].moves, sol[0].n);
+        assert_true(qs_cube_is_solved(&check));
+    }
+}
+
 typedef struct {
     atomic_int *flag;
     int delay_ms;
@@ -278,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_best_solutions),
         cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_bench_htm),
