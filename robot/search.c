@@ -21,25 +21,25 @@
  * estimate; every solution is in any case planned again from scratch by
  * robot_plan, which is exact, and the plan is what gets reported.
  *
- * Jobs are (phase-1 length, direction, start class) in order of length;
- * threads take them in turn. Each node lists its children first and
- * prefetches their table entries, then visits them. With the large move
- * table (robot_p1x) a node learns from its own entry which children can
- * still finish in time, so the others are never located or read. The
- * corner table (rcorners) bounds the whole rest of a path, phase 2
- * included, and so drops children deep in phase 1 whose corners alone
- * need more robot moves than the best solution leaves (about a third of
- * the phase-1 nodes). The large set's corner-path table (rpaths) then
- * bounds a child by what its corners need when phase 1 must end within
+ * Jobs are (phase-1 length, direction, start class) in order of length, and
+ * within a length every direction's first start before the inverse
+ * directions' other start classes; threads take them in turn. Each node
+ * lists its children first and prefetches their table entries, then visits
+ * them. With the large move table (robot_p1x) a node learns from its own
+ * entry which children can still finish in time, so the others are never
+ * located or read. The corner table (rcorners) bounds the whole rest of a
+ * path, phase 2 included, and so drops children deep in phase 1 whose
+ * corners alone need more robot moves than the best solution leaves (about
+ * a third of the phase-1 nodes). The large set's corner-path table (rpaths)
+ * then bounds a child by what its corners need when phase 1 must end within
  * the job's length and phase 2 follow, about 40% fewer nodes again; its
- * entries (145 MB, beyond the cache) are fetched when a child is made
- * and read in the next pass, before it is located in the phase-1 table
- * (a fifth of the children that reach it are dropped there); an entry
- * also holds the corner distance and bounds at least as tightly, so with
- * it no corner entry is read. The
- * children that end phase 1 get their U/D edges and their phase-2 entry
- * (rphase2, also beyond the cache) in the same pass, so those reads
- * overlap too.
+ * entries (145 MB, beyond the cache) are fetched when a child is made and
+ * read in the next pass, before it is located in the phase-1 table (a fifth
+ * of the children that reach it are dropped there); an entry also holds the
+ * corner distance and bounds at least as tightly, so with it no corner
+ * entry is read. The children that end phase 1 get their U/D edges and
+ * their phase-2 entry (rphase2, also beyond the cache) in the same pass, so
+ * those reads overlap too.
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -109,7 +109,13 @@ typedef struct {
     qs_jobs jobs;         /* numbered: length * starts_per_len + the
                              start's rank (job_dir, job_start) */
     int starts_per_len;
-    /* The starts of one length in the order they are searched. */
+    /* The starts of one length in the order they are searched: each
+     * direction's first start class, then the inverse directions' other
+     * two. Under a time limit the last length is searched only in part
+     * (about an eighth of it at 10 ms, a length costing about ten times
+     * the one before), and that part is best spread over the six
+     * directions rather than spent on three start classes of one
+     * (docs/benchmarks.md). */
     uint8_t job_dir[N_DIRS * N_TILT], job_start[N_DIRS * N_TILT];
     int deepest_done;
     atomic_int limit;     /* most robot moves a path may still have */
@@ -1118,8 +1124,8 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     for (int d = 0; d < N_DIRS; d++)
         init_direction(sh, d, sym, &inv);
     sh->starts_per_len = 0;
-    for (int d = 0; d < N_DIRS; d++)
-        for (int start = 0; start < N_TILT; start++)
+    for (int start = 0; start < N_TILT; start++)
+        for (int d = 0; d < N_DIRS; d++)
             if (start < sh->dir[d].n_starts) {
                 sh->job_dir[sh->starts_per_len] = (uint8_t)d;
                 sh->job_start[sh->starts_per_len++] = (uint8_t)start;
