@@ -1039,12 +1039,12 @@ static void step_durations(shared *sh)
                 sh->step_us[1][op][to][from] = sh->step_us[0][op][from][to];
     }
     /* Under a time limit (or a node limit, its stand-in) a remaining move
-     * is charged 1.5 cheapest steps.
-     * The bound is then no longer a lower bound (a path may still finish
-     * faster), but the search stops spending its milliseconds on paths
-     * that would need only the cheapest steps to win, and finds faster
-     * plans in the same time (docs/benchmarks.md has both figures).
-     * Without a time limit it stays a lower bound. */
+     * is charged 1.5 cheapest steps. The bound is then no longer a lower
+     * bound (a path may still finish faster), but the search stops
+     * spending its milliseconds on paths that would need only the
+     * cheapest steps to win, and finds faster plans in the same time
+     * (docs/benchmarks.md has both figures). Without a limit it stays a
+     * lower bound. */
     if (sh->o->time_ms > 0 || sh->o->max_nodes > 0)
         sh->min_us += sh->min_us / 2;
 }

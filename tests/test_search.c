@@ -188,22 +188,28 @@ static void test_best_solutions(void **state)
     }
 }
 
+/* No superflip solution of 16 moves exists: under o's limits (max_len
+ * 16 set here) the search must run out and say so rather than return
+ * anything. */
+static void assert_superflip_16_times_out(qs_options *o, qs_stats *stats)
+{
+    qs_cube c = cube_of(superflip);
+    o->max_len = 16;
+    qs_solution sol[1];
+    int n = -1;
+    assert_int_equal(qs_solve(tables(QS_METRIC_HTM), &c, o, sol, 1, &n, stats),
+                     QS_ERR_TIMEOUT);
+    assert_int_equal(n, 0);
+}
+
 static void test_time_limit(void **state)
 {
     (void)state;
-    /* No superflip solution of 16 moves exists: the search runs out of
-     * time and says so rather than returning anything. */
-    qs_cube c = cube_of(superflip);
     qs_options o;
     qs_options_default(&o);
     o.threads = 2;
     o.time_ms = 30;
-    o.max_len = 16;
-    qs_solution sol[1];
-    int n = -1;
-    assert_int_equal(qs_solve(tables(QS_METRIC_HTM), &c, &o, sol, 1, &n, NULL),
-                     QS_ERR_TIMEOUT);
-    assert_int_equal(n, 0);
+    assert_superflip_16_times_out(&o, NULL);
 }
 
 /* A node limit is a limit like the time: under a length limit that
@@ -212,27 +218,23 @@ static void test_time_limit(void **state)
 static void test_node_limit(void **state)
 {
     (void)state;
-    qs_cube c = cube_of(superflip);
     qs_options o;
     qs_options_default(&o);
     o.threads = 1;
     o.time_ms = 0;
-    o.max_len = 16;
     o.max_nodes = 50000;
-    qs_solution sol[1], again[1];
     qs_stats s1, s2;
-    int n = -1;
-    assert_int_equal(qs_solve(tables(QS_METRIC_HTM), &c, &o, sol, 1, &n, &s1),
-                     QS_ERR_TIMEOUT);
-    assert_int_equal(n, 0);
+    assert_superflip_16_times_out(&o, &s1);
     assert_true(s1.phase1_nodes + s1.phase2_nodes >= o.max_nodes);
     /* Each of the thread's four lanes polls per 256 of its own phase-1
      * and phase-2 nodes: up to 255 of each are not yet counted. */
     assert_true(s1.phase1_nodes + s1.phase2_nodes < o.max_nodes + 9 * 256);
 
     o.max_len = -1;
+    qs_solution sol[1], again[1];
+    int n = -1;
     for (int i = 0; i < 3 && i < n_cubes; i++) {
-        c = cube_of(cubes[i]);
+        qs_cube c = cube_of(cubes[i]);
         assert_int_equal(
             qs_solve(tables(QS_METRIC_AXHT), &c, &o, sol, 1, &n, &s1), QS_OK);
         assert_int_equal(
