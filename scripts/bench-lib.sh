@@ -1,6 +1,9 @@
 # bench-lib.sh - sourced by the side-by-side benchmark scripts (bench-robot,
-# bench-twophase, bench-robot-optimal): the quadsolve binary of the build
-# they measure and a scratch directory removed at exit.
+# bench-twophase, bench-robot-optimal, bench-optimal-h48): the quadsolve
+# binary of the build they measure and a scratch directory removed at exit.
+# With BENCH_KEEP=DIR the cubes and every pass's answers (ours and the
+# anchor's) are written to DIR instead and kept: the figures come from them
+# after the last pass, so a run stopped part-way would otherwise lose them.
 #
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
 #   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
@@ -14,8 +17,14 @@
 bench_init() {
     qs="$PWD/${BUILD:-build}/cli/quadsolve"
     [ -x "$qs" ] || { echo "no $qs: build first (scripts/build.sh)" >&2; exit 2; }
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
+    if [ -n "${BENCH_KEEP:-}" ]; then
+        mkdir -p "$BENCH_KEEP" || exit 2
+        tmp=$(cd "$BENCH_KEEP" && pwd)
+        echo "== answers kept in $tmp"
+    else
+        tmp=$(mktemp -d)
+        trap 'rm -rf "$tmp"' EXIT
+    fi
 }
 
 bench_cubes() {
