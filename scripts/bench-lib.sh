@@ -1,8 +1,9 @@
 # bench-lib.sh - sourced by the side-by-side benchmark scripts (bench-robot,
 # bench-twophase, bench-robot-optimal, bench-optimal-h48): the quadsolve
 # binary of the build they measure and a scratch directory removed at exit.
-# With BENCH_KEEP=DIR the cubes and every pass's answers (ours and the
-# anchor's) are written to DIR instead and kept: the figures come from them
+# With BENCH_KEEP=DIR (relative to the repository's root, where the scripts
+# run) the cubes and every pass's answers (ours and the anchor's) are
+# written to DIR instead and kept: the figures come from them
 # after the last pass, so a run stopped part-way would otherwise lose them.
 #
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
