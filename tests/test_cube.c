@@ -20,27 +20,7 @@
 #include <string.h>
 
 #include "quadsolve.h"
-
-/* Where the benchmark files live when QUADSOLVE_BENCH_DIR is unset: the
- * build passes the source directory; failing that, it is found from this
- * file's own path (tests/ under the source directory). */
-static void bench_path(const char *file, char *buf, size_t len)
-{
-    const char *dir = getenv("QUADSOLVE_BENCH_DIR");
-    if (dir && *dir) {
-        snprintf(buf, len, "%s/%s", dir, file);
-        return;
-    }
-#ifdef QS_SOURCE_DIR
-    snprintf(buf, len, "%s/../shared/bench/%s", QS_SOURCE_DIR, file);
-#else
-    const char *here = __FILE__;
-    const char *slash = strrchr(here, '/');
-    int dirlen = slash ? (int)(slash - here) : 1;
-    snprintf(buf, len, "%.*s/../../shared/bench/%s", dirlen,
-             slash ? here : ".", file);
-#endif
-}
+#include "testutil.h"
 
 static void test_quarter_turn_order_four(void **state)
 {
@@ -234,24 +214,18 @@ static void test_known_order(void **state)
 static void test_bench_file_parses(void **state)
 {
     (void)state;
-    char path[4096], line[256], detail[256];
-    bench_path("random-1k.txt", path, sizeof path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot open %s (set QUADSOLVE_BENCH_DIR)", path);
-    int n = 0;
-    while (n < 200 && fgets(line, sizeof line, f)) {
-        n++;
-        line[strcspn(line, "\r\n")] = '\0';
+    static char lines[200][55];
+    char detail[256];
+    int n = test_read_bench("random-1k.txt", lines, 200);
+    for (int i = 0; i < n; i++) {
         qs_cube c;
         char back[55];
-        int rc = qs_cube_from_facelets(line, &c, detail, sizeof detail);
+        int rc = qs_cube_from_facelets(lines[i], &c, detail, sizeof detail);
         if (rc != QS_OK)
-            fail_msg("%s:%d: %s: %s", path, n, qs_errcode(rc), detail);
+            fail_msg("random-1k.txt:%d: %s: %s", i + 1, qs_errcode(rc), detail);
         qs_cube_to_facelets(&c, back);
-        assert_string_equal(back, line);
+        assert_string_equal(back, lines[i]);
     }
-    fclose(f);
     assert_int_equal(n, 200);
 }
 
