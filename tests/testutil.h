@@ -31,29 +31,32 @@ static inline void test_bench_path(const char *file, char *buf, size_t len)
     snprintf(buf, len, "%s/%s", dir && *dir ? dir : "../shared/bench", file);
 }
 
-/* Reads up to max facelet strings from a benchmark file; returns the count
- * (the test fails when the file cannot be read). */
+/* Reads the first max lines of a benchmark file, each a 54-character
+ * facelet string, and returns how many it read (fewer only when the file
+ * is shorter). A line of any other length fails the test, naming the file
+ * and line: a damaged benchmark file must not quietly shrink a sample.
+ * The facelets themselves are checked by whoever parses them. */
 static inline int test_read_bench(const char *file, char (*lines)[55], int max)
 {
     char path[1024], buf[256];
     test_bench_path(file, path, sizeof path);
     FILE *f = fopen(path, "r");
     if (!f)
-        fail_msg("cannot open %s", path);
+        fail_msg("cannot open %s (set QUADSOLVE_BENCH_DIR)", path);
     int n = 0;
     while (n < max && fgets(buf, sizeof buf, f)) {
         buf[strcspn(buf, "\r\n")] = 0;
-        if (strlen(buf) != 54)
-            continue;
+        if (strlen(buf) != 54) {
+            fclose(f);
+            fail_msg("%s:%d: %zu characters, a facelet string has 54", path,
+                     n + 1, strlen(buf));
+        }
         memcpy(lines[n++], buf, 55);
     }
     fclose(f);
     return n;
 }
 
-/* Opens (loading or, if missing, generating) the tables of metric m. */
-/* Opens the table set of metric m, with the optimal solver's large table
- * when size is QTAB_OPTIMAL_LARGE (generated on first use). */
 /* Opens metric m's tables quietly with the given sizes of the optional
  * blobs, failing the test on an error. */
 static inline qtab_set *test_open_tables_with(qs_metric m,
