@@ -101,7 +101,6 @@ typedef struct {
     const robot_optimal_options *o;
     qs_cube cube;
     rnode root;
-    uint64_t start_ns;
     uint16_t slice_solved;
 
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -119,8 +118,7 @@ typedef struct {
     uint8_t tilt_swap[ROBOT_STATESETS][2][QS_MOVE_COUNT];
 
     int depth;
-    qs_jobs jobs;   /* of job */
-    qs_halt halt;
+    qs_run run;     /* jobs: of job */
 
     pthread_mutex_t lock;
     int found, err;
@@ -249,7 +247,7 @@ static int build_rules(shared *sh)
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (qs_halt_poll(&sh->halt, 0))
+    if (qs_halt_poll(&sh->run.halt, 0))
         return w->halt = 1;
     return 0;
 }
@@ -367,7 +365,7 @@ static void record(worker *w, int n_path)
         pthread_mutex_lock(&sh->lock);
         sh->err = ROBOT_ERR_NOMEM;
         pthread_mutex_unlock(&sh->lock);
-        qs_halt_stop(&sh->halt);
+        qs_halt_stop(&sh->run.halt);
         return;
     }
     memset(s, 0, sizeof *s);
@@ -401,7 +399,7 @@ static void record(worker *w, int n_path)
         *sh->out = *s;
     }
     pthread_mutex_unlock(&sh->lock);
-    qs_halt_stop(&sh->halt);
+    qs_halt_stop(&sh->run.halt);
     w->halt = 1; /* the others see stop at their next poll */
     free(s);
 }
@@ -562,7 +560,7 @@ static int add_jobs(shared *sh, const rnode *n, const rstate *st, int togo,
         /* (A node that used up the length is solved; children() read
          * no entries for it.) */
         int promise = togo > 0 ? job_promise(sh, n, st->o, togo) : 0;
-        return qs_jobs_add(&sh->jobs, &j, promise) == QS_OK
+        return qs_jobs_add(&sh->run.jobs, &j, promise) == QS_OK
                    ? ROBOT_OK
                    : ROBOT_ERR_NOMEM;
     }
@@ -586,7 +584,7 @@ static void worker_main(void *arg)
     shared *sh = w->sh;
     w->halt = 0;
     for (;;) {
-        const job *j = qs_jobs_take(&sh->jobs);
+        const job *j = qs_jobs_take(&sh->run.jobs);
         if (!j || w->halt || should_halt(w))
             break;
         memcpy(w->path, j->path, (size_t)j->len);
@@ -602,16 +600,16 @@ static int run_depth(shared *sh, worker *workers)
     const robot_optimal_options *o = sh->o;
     uint8_t path[PREFIX];
     rstate st = {0, ROBOT_DEFAULTSET, NO_AXIS, 0, 0, 0};
-    qs_jobs_clear(&sh->jobs);
+    qs_jobs_clear(&sh->run.jobs);
     int err = add_jobs(sh, &sh->root, &st, sh->depth, path, 0);
     if (err)
         return err;
-    if (qs_jobs_order(&sh->jobs) != QS_OK)
+    if (qs_jobs_order(&sh->run.jobs) != QS_OK)
         return ROBOT_ERR_NOMEM;
     /* An optimal search runs seconds: starting its threads costs nothing
      * next to that, so it takes no team. */
     err = qs_engine_run(o->threads, NULL, worker_main, workers,
-                        sizeof *workers, &sh->halt);
+                        sizeof *workers, &sh->run.halt);
     if (err)
         return robot_engine_error(err);
     for (int i = 0; i < o->threads; i++) {
@@ -675,23 +673,20 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     if (stats)
         memset(stats, 0, sizeof *stats);
 
-    shared *sh = calloc(1, sizeof *sh);
-    worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    if (!sh || !workers) {
-        free(sh);
-        free(workers);
+    void *worker_mem;
+    shared *sh = qs_run_alloc(sizeof *sh, sizeof(worker), (size_t)o->threads,
+                              &worker_mem);
+    if (!sh)
         return ROBOT_ERR_NOMEM;
-    }
+    worker *workers = worker_mem;
     sh->t = t;
     sh->rm = rm;
     sh->prof = prof;
     sh->o = o;
     sh->cube = *c;
     sh->out = out;
-    sh->start_ns = qs_now_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    qs_halt_init(&sh->halt, o->cancel, 0);
-    qs_jobs_init(&sh->jobs, sizeof(job));
+    qs_run_init(&sh->run, o->cancel, 0, 0, sizeof(job));
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
@@ -713,7 +708,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         sh->found = 1;
         if (o->on_depth)
             o->on_depth(o->depth_ctx, 0, 1, 0,
-                        qs_ms_since(sh->start_ns));
+                        qs_ms_since(sh->run.start_ns));
         err = ROBOT_OK;
         goto done;
     }
@@ -729,7 +724,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
             err = rc;
             break;
         }
-        if (qs_halt_was_cancelled(&sh->halt) && !sh->found) {
+        if (qs_halt_was_cancelled(&sh->run.halt) && !sh->found) {
             err = ROBOT_ERR_CANCELLED;
             break;
         }
@@ -739,7 +734,7 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        qs_ms_since(sh->start_ns));
+                        qs_ms_since(sh->run.start_ns));
         if (sh->found) {
             err = ROBOT_OK;
             break;
@@ -752,12 +747,11 @@ int robot_solve_optimal(const qs_tables *t, const robot_model *rm,
     }
 done:
     if (stats) {
-        stats->elapsed_ms = qs_ms_since(sh->start_ns);
+        stats->elapsed_ms = qs_ms_since(sh->run.start_ns);
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);
-    qs_jobs_free(&sh->jobs);
+    qs_run_free(&sh->run);
     free(sh);
-    free(workers);
     return err;
 }

@@ -104,9 +104,8 @@ typedef struct {
     direction dir[N_DIRS];
     uint8_t move_axis[QS_MOVE_COUNT];
     uint64_t axis_moves[3];   /* the moves of each axis */
-    uint64_t start_ns;
 
-    qs_jobs jobs;         /* numbered: length * starts_per_len + the
+    qs_run run;           /* jobs: numbered: length * starts_per_len + the
                              start's rank (job_dir, job_start) */
     int starts_per_len;
     /* The starts of one length in the order they are searched: each
@@ -119,7 +118,6 @@ typedef struct {
     uint8_t job_dir[N_DIRS * N_TILT], job_start[N_DIRS * N_TILT];
     int deepest_done;
     atomic_int limit;     /* most robot moves a path may still have */
-    qs_halt halt;
     atomic_int found;
     qs_pool cand;         /* best first by rank_key; its lock also guards
                              confirmed, deepest_done and the counts */
@@ -186,7 +184,7 @@ static int should_halt(worker *w, unsigned nodes)
     int deadline_applies =
         atomic_load_explicit(&sh->found, memory_order_relaxed) ||
         sh->o->max_len >= 0;
-    if (qs_halt_poll_nodes(&sh->halt, deadline_applies, nodes))
+    if (qs_halt_poll_nodes(&sh->run.halt, deadline_applies, nodes))
         return w->halt = 1;
     return 0;
 }
@@ -264,7 +262,7 @@ static void record(worker *w, int count, int64_t est_us)
     int pos = qs_pool_insert(p, &c);
     if (pos >= 0) {
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = qs_ms_since(sh->start_ns);
+            sh->first_ms = qs_ms_since(sh->run.start_ns);
         atomic_store(&sh->found, p->n);
         /* Fewest moves: with `want` candidates, only shorter paths count.
          * Least time: see bound_us. */
@@ -297,7 +295,7 @@ static void record(worker *w, int count, int64_t est_us)
                 if (plan_candidate(sh, s, c.key) == ROBOT_OK &&
                     s->plan.robot_moves <= sh->o->max_len) {
                     sh->confirmed = 1;
-                    qs_halt_stop(&sh->halt);
+                    qs_halt_stop(&sh->run.halt);
                 }
                 free(s);
             }
@@ -836,7 +834,7 @@ static int run_job(worker *w)
     for (;;) {
         if (should_halt(w, 0))
             return 0;
-        int job = qs_jobs_next_index(&sh->jobs);
+        int job = qs_jobs_next_index(&sh->run.jobs);
         int len1 = job / sh->starts_per_len,
             rank = job % sh->starts_per_len, dir = sh->job_dir[rank],
             start = sh->job_start[rank];
@@ -1079,15 +1077,16 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
      * time compares more solutions than it returns. */
     int pool = (o->objective == ROBOT_OBJ_TIME && want < 16 ? 16 : want) +
                SPARE_CANDIDATES;
-    shared *sh = calloc(1, sizeof *sh);
-    worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    if (!sh || !workers || qs_pool_init(&sh->cand, pool) != QS_OK) {
+    void *worker_mem;
+    shared *sh = qs_run_alloc(sizeof *sh, sizeof(worker), (size_t)o->threads,
+                              &worker_mem);
+    if (!sh || qs_pool_init(&sh->cand, pool) != QS_OK) {
         if (sh)
             qs_pool_free(&sh->cand);
         free(sh);
-        free(workers);
         return ROBOT_ERR_NOMEM;
     }
+    worker *workers = worker_mem;
     sh->t = t;
     sh->rm = rm;
     sh->prof = prof;
@@ -1104,17 +1103,13 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         sh->move_axis[m] = (uint8_t)axis_of(m);
         sh->axis_moves[axis_of(m)] |= 1ull << m; /* sh is calloc'ed */
     }
-    sh->start_ns = qs_now_ns();
     /* Least time plans its best two candidates with Dijkstra searches
      * after the search (0.1-0.3 ms each, bounded by the search's times):
      * a 25th of the time is kept for it. */
     uint64_t search_us = (uint64_t)o->time_ms * 1000u;
     if (o->objective == ROBOT_OBJ_TIME)
         search_us -= search_us / 25;
-    qs_halt_init(&sh->halt, o->cancel,
-                 o->time_ms > 0 ? sh->start_ns + search_us * 1000u : 0);
-    qs_halt_limit_nodes(&sh->halt, o->max_nodes);
-    qs_jobs_init(&sh->jobs, 0);
+    qs_run_init(&sh->run, o->cancel, search_us, o->max_nodes, 0);
     atomic_init(&sh->limit, o->max_len >= 0 ? o->max_len : DEFAULT_LIMIT);
     atomic_init(&sh->found, 0);
 
@@ -1136,7 +1131,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         workers[i].t = t;
     }
     int err = qs_engine_run(o->threads, o->team, worker_main, workers,
-                            sizeof *workers, &sh->halt);
+                            sizeof *workers, &sh->run.halt);
     int n = err == QS_OK ? plan_all(sh, out, want) : 0;
     *n_out = n;
     if (stats) {
@@ -1144,7 +1139,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = qs_ms_since(sh->start_ns);
+        stats->elapsed_ms = qs_ms_since(sh->run.start_ns);
         stats->first_ms = sh->first_ms;
     }
     if (err != QS_OK)
@@ -1152,10 +1147,9 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     else if (n == 0 && sh->cand.n > 0)
         err = ROBOT_ERR_NOT_SOLVED; /* no candidate survived its check */
     else
-        err = robot_engine_error(qs_halt_result(&sh->halt, n > 0));
-    qs_jobs_free(&sh->jobs);
+        err = robot_engine_error(qs_halt_result(&sh->run.halt, n > 0));
+    qs_run_free(&sh->run);
     qs_pool_free(&sh->cand);
     free(sh);
-    free(workers);
     return err;
 }

@@ -9,6 +9,7 @@
 #include "qs_engine.h"
 
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -288,6 +289,33 @@ void qs_jobs_free(qs_jobs *j)
     j->items = NULL;
     j->promise = NULL;
     j->n = j->cap = 0;
+}
+
+void qs_run_init(qs_run *r, const atomic_int *cancel, uint64_t budget_us,
+                 uint64_t max_nodes, size_t job_size)
+{
+    r->start_ns = qs_now_ns();
+    qs_halt_init(&r->halt, cancel,
+                 budget_us ? r->start_ns + budget_us * 1000u : 0);
+    qs_halt_limit_nodes(&r->halt, max_nodes);
+    qs_jobs_init(&r->jobs, job_size);
+}
+
+void qs_run_free(qs_run *r)
+{
+    qs_jobs_free(&r->jobs);
+}
+
+void *qs_run_alloc(size_t shared_size, size_t worker_size, size_t n,
+                   void **workers)
+{
+    size_t offset = (shared_size + 63) / 64 * 64;
+    if (n && worker_size > (SIZE_MAX - offset) / n)
+        return NULL;
+    unsigned char *block = calloc(1, offset + n * worker_size);
+    if (block)
+        *workers = block + offset;
+    return block;
 }
 
 void qs_jobs_clear(qs_jobs *j)

@@ -110,7 +110,6 @@ typedef struct {
     uint64_t remap[N_AXES][N_SYM][3][256];
     uint64_t flags[N_AXES][N_SYM][64];
     uint16_t slice_solved;
-    uint64_t start_ns;
 
     /* The symmetries other than the identity that map the cube onto
      * itself (none when every solution is wanted): jobs are then the
@@ -119,8 +118,7 @@ typedef struct {
     uint8_t sym[47];
 
     int depth;                /* the total length being searched */
-    qs_jobs jobs;             /* of job */
-    qs_halt halt;
+    qs_run run;               /* jobs: of job */
 
     pthread_mutex_t lock;     /* guards the solutions */
     int found;                /* solutions at the current depth */
@@ -621,7 +619,7 @@ static uint64_t usable(const shared *sh, const oentry *en, int togo,
 static int should_halt(worker *w)
 {
     shared *sh = w->sh;
-    if (qs_halt_poll(&sh->halt, 0))
+    if (qs_halt_poll(&sh->run.halt, 0))
         return w->halt = 1;
     return 0;
 }
@@ -638,14 +636,14 @@ static void record(worker *w, int n)
     if (!qs_cube_is_solved(&check))
         return; /* cannot happen with consistent tables; never report it */
     pthread_mutex_lock(&sh->lock);
-    if (!qs_halt_stopped(&sh->halt) || sh->o->all) {
+    if (!qs_halt_stopped(&sh->run.halt) || sh->o->all) {
         sh->found++;
         if (sh->n_out < sh->max_out)
             sh->out[sh->n_out++] = s;
         if (sh->o->on_solution)
             sh->o->on_solution(sh->o->solution_ctx, &s);
         if (!sh->o->all)
-            qs_halt_stop(&sh->halt);
+            qs_halt_stop(&sh->run.halt);
     }
     pthread_mutex_unlock(&sh->lock);
 }
@@ -1104,7 +1102,7 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
-        return qs_jobs_add(&sh->jobs, &j,
+        return qs_jobs_add(&sh->run.jobs, &j,
                            job_promise(sh, n, en, togo, bound));
     }
     uint64_t moves =
@@ -1138,8 +1136,8 @@ static void worker_main(void *arg)
     const qs_tables *t = w->t;
     w->halt = 0;
     for (;;) {
-        const job *j = qs_jobs_take(&sh->jobs);
-        if (!j || w->halt || qs_halt_stopped(&sh->halt))
+        const job *j = qs_jobs_take(&sh->run.jobs);
+        if (!j || w->halt || qs_halt_stopped(&sh->run.halt))
             break;
         onode n = sh->root;
         int togo = sh->depth, canon = 0;
@@ -1238,17 +1236,17 @@ static int run_depth(shared *sh, worker *workers)
     oentry en;
     if (!sh->p1m3)
         lookup(sh->t, &sh->root, &en);
-    qs_jobs_clear(&sh->jobs);
+    qs_jobs_clear(&sh->run.jobs);
     int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
     if (err)
         return err;
-    err = qs_jobs_order(&sh->jobs);
+    err = qs_jobs_order(&sh->run.jobs);
     if (err)
         return err;
     /* An optimal search runs seconds: starting its threads costs nothing
      * next to that, so it takes no team. */
     err = qs_engine_run(o->threads, NULL, worker_main, workers,
-                        sizeof *workers, &sh->halt);
+                        sizeof *workers, &sh->run.halt);
     if (err)
         return err;
     for (int i = 0; i < o->threads; i++) {
@@ -1278,22 +1276,19 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     if (stats)
         memset(stats, 0, sizeof *stats);
 
-    shared *sh = calloc(1, sizeof *sh);
-    worker *workers = calloc((size_t)o->threads, sizeof *workers);
-    if (!sh || !workers) {
-        free(sh);
-        free(workers);
+    void *worker_mem;
+    shared *sh = qs_run_alloc(sizeof *sh, sizeof(worker), (size_t)o->threads,
+                              &worker_mem);
+    if (!sh)
         return QS_ERR_NOMEM;
-    }
+    worker *workers = worker_mem;
     sh->t = t;
     sh->o = o;
     sh->cube = *c;
     sh->out = out;
     sh->max_out = max_out;
-    sh->start_ns = qs_now_ns();
     pthread_mutex_init(&sh->lock, NULL);
-    qs_halt_init(&sh->halt, o->cancel, 0);
-    qs_jobs_init(&sh->jobs, sizeof(job));
+    qs_run_init(&sh->run, o->cancel, 0, 0, sizeof(job));
     for (int i = 0; i < o->threads; i++) {
         workers[i].sh = sh;
         workers[i].t = t;
@@ -1337,13 +1332,13 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
             err = rc;
             break;
         }
-        if (qs_halt_was_cancelled(&sh->halt)) {
+        if (qs_halt_was_cancelled(&sh->run.halt)) {
             err = QS_ERR_CANCELLED;
             break;
         }
         if (o->on_depth)
             o->on_depth(o->depth_ctx, depth, sh->found, sh->nodes,
-                        qs_ms_since(sh->start_ns));
+                        qs_ms_since(sh->run.start_ns));
         if (sh->found) {
             err = QS_OK;
             break;
@@ -1355,12 +1350,11 @@ done:
     if (stats) {
         stats->phase1_nodes = sh->nodes;
         stats->phase1_depth = proven;
-        stats->elapsed_ms = qs_ms_since(sh->start_ns);
+        stats->elapsed_ms = qs_ms_since(sh->run.start_ns);
         stats->first_ms = stats->elapsed_ms;
     }
     pthread_mutex_destroy(&sh->lock);
-    qs_jobs_free(&sh->jobs);
+    qs_run_free(&sh->run);
     free(sh);
-    free(workers);
     return err;
 }

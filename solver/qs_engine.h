@@ -152,6 +152,34 @@ static inline int qs_jobs_next_index(qs_jobs *j)
     return atomic_fetch_add(&j->next, 1);
 }
 
+/* What every search keeps for one solve beside its own state: when it
+ * started, its jobs and its stop state. Each search's shared block holds
+ * one, so that setting them up and taking them down is written once. */
+typedef struct {
+    uint64_t start_ns;
+    qs_jobs jobs;
+    qs_halt halt;
+} qs_run;
+
+/* Starts r's clock now and sets up its stop state (the caller's cancel
+ * flag, may be NULL; a deadline budget_us microseconds from now, 0 for
+ * none; a node limit, 0 for none) and an empty job list of items of
+ * job_size bytes (0 for a numbered sequence). */
+void qs_run_init(qs_run *r, const atomic_int *cancel, uint64_t budget_us,
+                 uint64_t max_nodes, size_t job_size);
+
+/* Frees what qs_run_init allocated; r may be set up again. */
+void qs_run_free(qs_run *r);
+
+/* One zeroed block for a search: its shared part (shared_size bytes) and
+ * then n workers of worker_size bytes, which start on a cache line of
+ * their own so that the workers' writes do not contend with the shared
+ * part's reads. Returns the shared part, with *workers set to the first
+ * worker, or NULL when out of memory. One free() of the result frees
+ * both. */
+void *qs_run_alloc(size_t shared_size, size_t worker_size, size_t n,
+                   void **workers);
+
 /* ------------------------------------------------------- candidate pool */
 
 /* A solution candidate as a search records it: cube-frame moves, the rank

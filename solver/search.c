@@ -31,14 +31,12 @@ typedef struct {
     const qs_options *o;
     qs_cube cube;
     qs_cube dir_cube[N_DIRS];
-    uint64_t start_ns;
 
-    qs_jobs jobs;             /* numbered: length * N_DIRS + direction */
+    qs_run run;               /* jobs: numbered: length * N_DIRS + direction */
     qs_pool best;             /* the best solutions, key: length; its lock also
                                  guards deepest_done and the counts */
     int deepest_done;
     atomic_int limit;         /* longest solution still worth finding */
-    qs_halt halt;
     atomic_int found;         /* solutions recorded so far */
     double first_ms;
     uint64_t nodes1, nodes2, searches2;
@@ -103,7 +101,7 @@ static int should_halt(worker *w, unsigned nodes)
     int deadline_applies =
         atomic_load_explicit(&sh->found, memory_order_relaxed) ||
         sh->o->max_len >= 0;
-    if (qs_halt_poll_nodes(&sh->halt, deadline_applies, nodes))
+    if (qs_halt_poll_nodes(&sh->run.halt, deadline_applies, nodes))
         return w->halt = 1;
     return 0;
 }
@@ -142,7 +140,7 @@ static void record(worker *w)
     int pos = qs_pool_insert(p, &s);
     if (pos >= 0) {
         if (atomic_load(&sh->found) == 0)
-            sh->first_ms = qs_ms_since(sh->start_ns);
+            sh->first_ms = qs_ms_since(sh->run.start_ns);
         atomic_store(&sh->found, p->n);
         if (p->n == p->cap) {
             int worst = (int)p->c[p->n - 1].key;
@@ -152,7 +150,7 @@ static void record(worker *w)
             if (next < atomic_load(&sh->limit))
                 atomic_store(&sh->limit, next);
             if (sh->o->max_len >= 0 && worst <= sh->o->max_len)
-                qs_halt_stop(&sh->halt);
+                qs_halt_stop(&sh->run.halt);
         }
         if (pos == 0 && sh->o->on_improve)
             sh->o->on_improve(sh->o->improve_ctx, (int)s.key);
@@ -400,7 +398,7 @@ static int start_job(worker *w)
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     for (;;) {
-        int job = qs_jobs_next_index(&sh->jobs);
+        int job = qs_jobs_next_index(&sh->run.jobs);
         int len1 = job / N_DIRS, dir = job % N_DIRS;
         /* A phase-1 path as long as the limit leaves no room to improve. */
         if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1_LEN)
@@ -439,7 +437,7 @@ static void worker_main(void *arg)
     worker *lanes = arg;
     shared *sh = lanes[0].sh;
     int busy = 1;
-    while (busy && !qs_halt_stopped(&sh->halt)) {
+    while (busy && !qs_halt_stopped(&sh->run.halt)) {
         busy = 0;
         for (int i = 0; i < LANES; i++) {
             worker *w = &lanes[i];
@@ -490,17 +488,17 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         return QS_OK;
     }
 
-    shared *sh = calloc(1, sizeof *sh);
     size_t n_lanes = (size_t)o->threads * LANES;
     size_t pool = (size_t)(MAX_P1_LEN + 1) * t->n_moves * t->n_moves;
-    worker *workers = calloc(n_lanes, sizeof *workers);
+    void *lanes;
+    shared *sh = qs_run_alloc(sizeof *sh, sizeof(worker), n_lanes, &lanes);
+    worker *workers = lanes;
     child *pools = malloc(n_lanes * pool * sizeof *pools);
     int want = o->solutions < max_out ? o->solutions : max_out;
-    if (!sh || !workers || !pools || qs_pool_init(&sh->best, want) != QS_OK) {
+    if (!sh || !pools || qs_pool_init(&sh->best, want) != QS_OK) {
         if (sh)
             qs_pool_free(&sh->best);
         free(sh);
-        free(workers);
         free(pools);
         return QS_ERR_NOMEM;
     }
@@ -508,13 +506,8 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     sh->o = o;
     sh->cube = *c;
     sh->deepest_done = -1;
-    sh->start_ns = qs_now_ns();
-    qs_halt_init(&sh->halt, o->cancel,
-                 o->time_ms > 0
-                     ? sh->start_ns + (uint64_t)o->time_ms * 1000000ull
-                     : 0);
-    qs_halt_limit_nodes(&sh->halt, o->max_nodes);
-    qs_jobs_init(&sh->jobs, 0);
+    qs_run_init(&sh->run, o->cancel, (uint64_t)o->time_ms * 1000u,
+                o->max_nodes, 0);
     atomic_init(&sh->limit,
                 o->max_len >= 0 ? o->max_len : default_limit[t->metric]);
     atomic_init(&sh->found, 0);
@@ -538,7 +531,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         workers[i].pool = pools + i * pool;
     }
     err = qs_engine_run(o->threads, o->team, worker_main, workers,
-                        LANES * sizeof *workers, &sh->halt);
+                        LANES * sizeof *workers, &sh->run.halt);
 
     int n = err == QS_OK ? sh->best.n : 0;
     for (int i = 0; i < n; i++) {
@@ -552,15 +545,14 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         stats->phase2_nodes = sh->nodes2;
         stats->phase2_searches = sh->searches2;
         stats->phase1_depth = sh->deepest_done;
-        stats->elapsed_ms = qs_ms_since(sh->start_ns);
+        stats->elapsed_ms = qs_ms_since(sh->run.start_ns);
         stats->first_ms = sh->first_ms;
     }
     if (err == QS_OK)
-        err = qs_halt_result(&sh->halt, n > 0);
-    qs_jobs_free(&sh->jobs);
+        err = qs_halt_result(&sh->run.halt, n > 0);
+    qs_run_free(&sh->run);
     qs_pool_free(&sh->best);
     free(sh);
-    free(workers);
     free(pools);
     return err;
 }
