@@ -299,7 +299,7 @@ int cmd_bench(int argc, char **argv)
             t.optimal = 1;
             t.optimal_quiet = 1;
         } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
-            t.optimal_size = cli_parse_optimal_size("--table-size", v);
+            cli_parse_table_size("--table-size", v, &t);
         } else if (cli_opt(argc, argv, &i, "--shard", &v)) {
             cli_parse_shard("--shard", v, &in.shard_k, &in.shard_n);
         } else if (cli_opt(argc, argv, &i, "--html", &v)) {
@@ -316,10 +316,14 @@ int cmd_bench(int argc, char **argv)
     }
     if (!in.file)
         cli_usage_error("bench: no FILE given");
-    for (int m = 0; m < n_metrics; m++)
+    for (int m = 0; m < n_metrics; m++) {
         if (t.optimal && metrics[m] != QS_METRIC_HTM &&
             metrics[m] != QS_METRIC_QTM)
             cli_usage_error("bench: --optimal needs --metric htm or qtm");
+        if (t.robot_medium && metrics[m] != QS_METRIC_ROBOT)
+            cli_usage_error("bench: --table-size medium is a size of the "
+                            "robot search's tables (--metric robot)");
+    }
     if (t.optimal && o.max_nodes)
         cli_usage_error("bench: --max-nodes limits the two-phase searches, "
                         "not --optimal");

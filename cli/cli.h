@@ -113,6 +113,8 @@ typedef struct {
      * the solve uses (the optimal solver's large table for --optimal in
      * HTM/QTM, the robot search's move table for --metric robot) */
     qtab_optimal_size optimal_size;
+    int robot_medium;   /* --table-size medium: the robot set's medium size
+                           (distance and corner-path tables) */
     int optimal_quiet;  /* no per-length progress lines (bench) */
     int optimal_all;    /* --all: every optimal solution */
     int optimal_stream; /* print each optimal solution as found, one line
@@ -120,6 +122,11 @@ typedef struct {
                            parentheses (text output of --all) */
     qs_team *team;      /* the search threads, kept from cube to cube */
 } cli_tables;
+
+/* --table-size S of solve and bench: an optimal size, or "medium", the
+ * robot set's size between small and large (which the caller allows only
+ * with --metric robot); a usage error for any other name. */
+void cli_parse_table_size(const char *opt, const char *s, cli_tables *t);
 
 /* The search threads t's solves keep from cube to cube (qs_team), made on
  * first use for `threads` threads; NULL for optimal solves or when they

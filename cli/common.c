@@ -94,6 +94,20 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
     return QTAB_OPTIMAL_SMALL;
 }
 
+void cli_parse_table_size(const char *opt, const char *s, cli_tables *t)
+{
+    t->robot_medium = qtab_robot_size_parse(s) == QTAB_ROBOT_MEDIUM;
+    if (t->robot_medium) {
+        t->optimal_size = QTAB_OPTIMAL_SMALL;
+        return;
+    }
+    int size = qtab_optimal_size_parse(s);
+    if (size < 0)
+        cli_usage_error("%s: unknown table size '%s' (small, medium, large, "
+                        "h48, large+h48 or compact)", opt, s);
+    t->optimal_size = (qtab_optimal_size)size;
+}
+
 int cli_online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -182,7 +196,8 @@ const qs_tables *cli_tables_get(cli_tables *t)
         o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;
         /* The robot optimum reads the distance tables only; the H48
          * table has no robot form, so large+h48 is large there. */
-        o.robot = (t->optimal_size & QTAB_OPTIMAL_LARGE) && !t->optimal
+        o.robot = t->robot_medium ? QTAB_ROBOT_MEDIUM
+                  : (t->optimal_size & QTAB_OPTIMAL_LARGE) && !t->optimal
                       ? QTAB_ROBOT_LARGE
                       : QTAB_ROBOT_SMALL;
         double start = cli_now_ms();

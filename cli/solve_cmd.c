@@ -149,7 +149,7 @@ int cmd_solve(int argc, char **argv)
         } else if (strcmp(a, "--all") == 0) {
             t.optimal_all = 1;
         } else if (cli_opt(argc, argv, &i, "--table-size", &v)) {
-            t.optimal_size = cli_parse_optimal_size("--table-size", v);
+            cli_parse_table_size("--table-size", v, &t);
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             metric = cli_parse_metric("--metric", v);
         } else if (cli_opt(argc, argv, &i, "--time-ms", &v)) {
@@ -201,6 +201,9 @@ int cmd_solve(int argc, char **argv)
                         "finds one solution (no --server, no --all)");
     if (t.optimal_all && !t.optimal)
         cli_usage_error("solve: --all needs --optimal");
+    if (t.robot_medium && (metric != QS_METRIC_ROBOT || t.optimal))
+        cli_usage_error("solve: --table-size medium is a size of the robot "
+                        "search's tables (--metric robot, not --optimal)");
     t.optimal_stream = t.optimal_all && !json;
     if (o.max_nodes && (endpoint || t.optimal))
         cli_usage_error("solve: --max-nodes is for a local two-phase search "

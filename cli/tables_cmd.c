@@ -54,12 +54,11 @@ int cmd_tables(int argc, char **argv)
         } else if (cli_opt(argc, argv, &i, "--optimal", &v)) {
             optimal = cli_parse_optimal_size("--optimal", v);
         } else if (cli_opt(argc, argv, &i, "--robot", &v)) {
-            qtab_optimal_size r = cli_parse_optimal_size("--robot", v);
-            if (r != QTAB_OPTIMAL_SMALL && r != QTAB_OPTIMAL_LARGE)
-                cli_usage_error("--robot: unknown table size '%s' (small or "
-                                "large)", v);
-            robot = r == QTAB_OPTIMAL_LARGE ? QTAB_ROBOT_LARGE
-                                            : QTAB_ROBOT_SMALL;
+            int r = qtab_robot_size_parse(v);
+            if (r < 0)
+                cli_usage_error("--robot: unknown table size '%s' (small, "
+                                "medium or large)", v);
+            robot = (qtab_robot_size)r;
         } else if (strcmp(a, "--force") == 0) {
             force = 1;
         } else if (a[0] == '-') {

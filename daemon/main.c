@@ -47,12 +47,13 @@ static void usage(FILE *out)
         "                        per metric, generated once; much faster), h48\n"
         "                        (htm only: the 173 MB H48 table instead) or\n"
         "                        large+h48 (both)\n"
-        "  --robot-tables small|large\n"
+        "  --robot-tables small|medium|large\n"
         "                        tables of the robot search: large (default, a\n"
         "                        2.4 GB of move and corner-path tables more,\n"
         "                        3.13 GB in all; several\n"
-        "                        times faster) or small (728 MB, for robot\n"
-        "                        computers with little memory)\n"
+        "                        times faster), medium (873 MB: small and the\n"
+        "                        corner-path table, for 2 GB robot computers)\n"
+        "                        or small (728 MB, for 1 GB ones)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"
         "  --curve-clients DIR   CURVE: only clients whose public key is in a\n"
         "                        file of DIR may connect\n"
@@ -246,12 +247,10 @@ int main(int argc, char **argv)
             cfg.optimal_tables = (qtab_optimal_size)size;
         } else if (strcmp(a, "--robot-tables") == 0) {
             const char *t = VALUE();
-            if (strcmp(t, "small") == 0)
-                cfg.robot_tables = QTAB_ROBOT_SMALL;
-            else if (strcmp(t, "large") == 0)
-                cfg.robot_tables = QTAB_ROBOT_LARGE;
-            else
-                die("--robot-tables: '%s' is not small or large", t);
+            int size = qtab_robot_size_parse(t);
+            if (size < 0)
+                die("--robot-tables: '%s' is not small, medium or large", t);
+            cfg.robot_tables = (qtab_robot_size)size;
         } else if (strcmp(a, "--curve-secret") == 0) {
             cfg.curve_secret = VALUE();
         } else if (strcmp(a, "--curve-clients") == 0) {

@@ -684,11 +684,8 @@ static char *status_reply(server *s, const char *id)
     /* The robot search's table size, once its set is ready. */
     if (s->cfg->metrics[QS_METRIC_ROBOT] &&
         s->tables[QS_METRIC_ROBOT] == TABLES_READY)
-        cJSON_AddStringToObject(
-            o, "robot_tables",
-            qs_tables_robot_large(qtab_set_tables(s->sets[QS_METRIC_ROBOT]))
-                ? "large"
-                : "small");
+        cJSON_AddStringToObject(o, "robot_tables",
+                                qtab_robot_size_name(s->cfg->robot_tables));
     cJSON_AddStringToObject(o, "version", QS_VERSION);
     cJSON_AddNumberToObject(o, "threads", s->cfg->threads);
     cJSON_AddNumberToObject(o, "workers", s->n_workers);

@@ -14,7 +14,7 @@
 # OBJECTIVE (moves or time, default moves) choose what our search
 # optimises and what both are timed under; PASSES (default 2) how many
 # alternations; QPHASE_WARMUP (default 50) qphase's warm-up solves (-w)
-# after loading its table, as our solver's first cubes also run warm; THREADS (default 2); TABLE_SIZE (large or small, default
+# after loading its table, as our solver's first cubes also run warm; THREADS (default 2); TABLE_SIZE (large, medium or small, default
 # large); BUILD (default build) the Release build to use.
 #
 # Every solution is checked: ours by robot_check inside the solver;

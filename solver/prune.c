@@ -1296,7 +1296,7 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
             info->kind = 14;
             info->entries = N_CORNERS_OPT * N_TILT;
             info->bytes = N_CORNERS_OPT * N_TILT * sizeof(uint64_t);
-            info->optional = 1;
+            info->optional = 1 | QS_BLOB_ROBOT_MEDIUM;
             return QS_OK;
         }
         if (i == BLOB_ROBOT_CORNERS) {

@@ -215,6 +215,7 @@ typedef struct qs_tables qs_tables;
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
 #define QS_BLOB_MAX 6
+#define QS_BLOB_ROBOT_MEDIUM 8
 
 typedef struct {
     const char *name;      /* file stem, e.g. "phase1" */
@@ -226,7 +227,10 @@ typedef struct {
                               bit 1 the optimal solver's large table and
                               the robot move table, bit 2 the optimal
                               solver's H48 table, bit 4 its compact
-                              phase-1 table */
+                              phase-1 table, bit 8
+                              (QS_BLOB_ROBOT_MEDIUM) the robot set's
+                              medium size, which wants the corner-path
+                              table but not the move table */
     int omit;              /* a required blob that some sizes leave out:
                               their bits (the compact size, bit 4, has no
                               two-phase tables) */

@@ -217,7 +217,18 @@ typedef enum {
                              with them) */
     QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small
                              robot computers */
+    QTAB_ROBOT_MEDIUM = 2, /* the distance tables and the corner-path table
+                              (873 MB): shorter solutions than small in
+                              the same time, for robot computers of 2 GB */
 } qtab_robot_size;
+
+/* QTAB_ROBOT_* by name ("large", "small", "medium"); -1 for any other
+ * string or NULL. */
+int qtab_robot_size_parse(const char *name);
+
+/* The name of size s, as qtab_robot_size_parse reads it; "?" for a value
+ * that is no size. */
+const char *qtab_robot_size_name(qtab_robot_size s);
 
 typedef struct {
     int threads;            /* generation and checksum threads; <= 0: online
@@ -240,8 +251,10 @@ typedef struct {
                                   QTAB_OPTIMAL_LARGE_H48; the compact
                                   phase-1 table, and no two-phase tables
                                   in HTM, with QTAB_OPTIMAL_COMPACT */
-    qtab_robot_size robot;     /* the robot set's, only with
-                                  QTAB_ROBOT_LARGE */
+    qtab_robot_size robot;     /* the robot set's: the move table with
+                                  QTAB_ROBOT_LARGE, the corner-path table
+                                  with QTAB_ROBOT_LARGE or
+                                  QTAB_ROBOT_MEDIUM */
 } qtab_options;
 
 /* Defaults: online CPUs, cache directory, rebuild_corrupt 1, progress 1,

@@ -223,9 +223,28 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
     if (!info->optional)
         return ((int)o->optimal & info->omit) == 0;
     if (m == QS_METRIC_ROBOT)
-        return o->robot == QTAB_ROBOT_LARGE;
+        return o->robot == QTAB_ROBOT_LARGE ||
+               (o->robot == QTAB_ROBOT_MEDIUM &&
+                (info->optional & QS_BLOB_ROBOT_MEDIUM));
     /* qs_blob_info.optional is the bit of the sizes that want the blob */
     return ((int)o->optimal & info->optional) != 0;
+}
+
+static const char *const robot_size_names[] = {"large", "small", "medium"};
+#define N_ROBOT_SIZES \
+    (int)(sizeof robot_size_names / sizeof robot_size_names[0])
+
+int qtab_robot_size_parse(const char *name)
+{
+    for (int s = 0; name && s < N_ROBOT_SIZES; s++)
+        if (strcmp(name, robot_size_names[s]) == 0)
+            return s;
+    return -1;
+}
+
+const char *qtab_robot_size_name(qtab_robot_size s)
+{
+    return (int)s >= 0 && (int)s < N_ROBOT_SIZES ? robot_size_names[s] : "?";
 }
 
 /* Indexed by size; NULL where a value is no size. */

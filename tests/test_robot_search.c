@@ -173,7 +173,9 @@ static void test_benchmark_cubes(void **state)
  * returns the same solution; only the large set gets there sooner. The
  * large set's corner-path table only drops children that cannot finish
  * within the limit: the same solution again, from fewer nodes. It is
- * taken out of a shallow copy of the large set for the first part. */
+ * taken out of a shallow copy of the large set for the first part. The
+ * medium set (small with the corner paths) visits the large set's nodes
+ * and finds the same solution. */
 static void test_large_table_same_search(void **state)
 {
     (void)state;
@@ -188,15 +190,21 @@ static void test_large_table_same_search(void **state)
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
     assert_null(small->rpaths);
+    /* the medium size: the small set and the corner-path table */
+    qtab_set *medium_set = test_open_robot_sized(QTAB_ROBOT_MEDIUM);
+    const qs_tables *medium = qtab_set_tables(medium_set);
+    assert_false(qs_tables_robot_large(medium));
+    assert_null(medium->rphase1x);
+    assert_non_null(medium->rpaths);
 
     robot_solve_options o = options(1, 0);
     o.max_len = 21;
-    uint64_t nodes = 0, nodes_paths = 0;
+    uint64_t nodes = 0, nodes_paths = 0, nodes_medium = 0;
     for (int i = 0; i < 12; i++) {
         qs_cube c = cube_of(cubes[i]);
-        robot_solution a, b, p;
-        qs_stats sa, sb, sp;
-        int na = 0, nb = 0, np = 0;
+        robot_solution a, b, p, q;
+        qs_stats sa, sb, sp, sq;
+        int na = 0, nb = 0, np = 0, nq = 0;
         assert_int_equal(robot_solve(small, &model, &profile, &c, &o, &a, 1,
                                      &na, &sa),
                          ROBOT_OK);
@@ -215,15 +223,27 @@ static void test_large_table_same_search(void **state)
         assert_int_equal(p.n, b.n);
         assert_memory_equal(p.moves, b.moves, b.n);
         assert_true(sp.phase1_nodes <= sb.phase1_nodes);
+        /* medium: small's search less the children the corner paths
+         * drop, so the same solution from the large set's nodes */
+        assert_int_equal(robot_solve(medium, &model, &profile, &c, &o, &q, 1,
+                                     &nq, &sq),
+                         ROBOT_OK);
+        assert_executes(&c, &q);
+        assert_int_equal(q.n, a.n);
+        assert_memory_equal(q.moves, a.moves, a.n);
+        assert_int_equal(sq.phase1_nodes, sp.phase1_nodes);
         nodes += sb.phase1_nodes;
         nodes_paths += sp.phase1_nodes;
+        nodes_medium += sq.phase1_nodes;
     }
     print_message("phase-1 nodes: %llu with the move table, %llu with the "
                   "corner paths too\n",
                   (unsigned long long)nodes, (unsigned long long)nodes_paths);
     assert_true(nodes > 1000); /* the comparison covered real searches */
     assert_true(nodes_paths < nodes);
+    assert_true(nodes_medium < nodes);
     free(moves_only);
+    qtab_close(medium_set);
     qtab_close(small_set);
 }
 

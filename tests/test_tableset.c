@@ -132,6 +132,38 @@ static void count_report(void *ctx, const qtab_blob_report *r)
     }
 }
 
+/* The robot set's size names, both ways, and which optional blobs each
+ * size wants: the medium size only the corner-path table. */
+static void test_robot_size_names(void **state)
+{
+    (void)state;
+    const char *names[] = {"large", "small", "medium"};
+    const qtab_robot_size sizes[] = {QTAB_ROBOT_LARGE, QTAB_ROBOT_SMALL,
+                                     QTAB_ROBOT_MEDIUM};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(qtab_robot_size_parse(names[k]), (int)sizes[k]);
+        assert_string_equal(qtab_robot_size_name(sizes[k]), names[k]);
+    }
+    const char *bad[] = {"", "Medium", "h48", "compact", "medium "};
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(qtab_robot_size_parse(bad[k]), -1);
+    assert_int_equal(qtab_robot_size_parse(NULL), -1);
+    assert_string_equal(qtab_robot_size_name((qtab_robot_size)3), "?");
+    assert_string_equal(qtab_robot_size_name((qtab_robot_size)-1), "?");
+    int optional = 0, medium = 0;
+    for (int i = 0; i < qs_blob_count(QS_METRIC_ROBOT); i++) {
+        qs_blob_info info;
+        assert_int_equal(qs_blob_describe(QS_METRIC_ROBOT, i, &info), QS_OK);
+        optional += info.optional != 0;
+        if (info.optional & QS_BLOB_ROBOT_MEDIUM) {
+            medium++;
+            assert_string_equal(info.name, "corner-paths");
+        }
+    }
+    assert_int_equal(optional, 2); /* the move and corner-path tables */
+    assert_int_equal(medium, 1);
+}
+
 /* The size names the CLI and the daemon accept, both ways. */
 static void test_optimal_size_names(void **state)
 {
@@ -229,6 +261,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_optimal_size_names),
+        cmocka_unit_test(test_robot_size_names),
         cmocka_unit_test(test_optional_blob_absent),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
