@@ -429,8 +429,9 @@ static void count_solution(void *ctx, const qs_solution *s)
  * in parentheses, and as many lines as the library's own enumeration. */
 /* --table-size h48, large+h48 and compact solve optimally like the
  * others, and compact (no two-phase tables) leaves a two-phase solve on
- * the small set; sizes that are not one, or the optimal-only sizes for the
- * robot tables, are usage errors. */
+ * the small set; the robot search solves with the medium size, which is
+ * a usage error elsewhere; sizes that are not one, or the optimal-only
+ * sizes for the robot tables, are usage errors. */
 static void test_table_sizes(void **state)
 {
     (void)state;
@@ -461,9 +462,28 @@ static void test_table_sizes(void **state)
     assert_int_equal(lines_of(out, lines, 4), 1);
     assert_line_solves(facelets, lines[0]);
     free(out);
+    snprintf(args, sizeof args,
+             "solve --metric robot --table-size medium --time-ms 5 "
+             "--scramble \"%s\"",
+             scramble);
+    assert_int_equal(run(args, NULL, &out), 0);
+    assert_int_equal(lines_of(out, lines, 4), 1);
+    assert_line_solves(facelets, lines[0]);
+    free(out);
+    assert_int_equal(run("solve --table-size medium R", NULL, &out), 2);
+    free(out);
+    assert_int_equal(
+        run("solve --optimal --metric robot --table-size medium R", NULL,
+            &out),
+        2);
+    free(out);
     assert_int_equal(run("solve --optimal --table-size h47 R", NULL, &out), 2);
     free(out);
     assert_int_equal(run("tables info --robot h48", NULL, &out), 2);
+    free(out);
+    assert_int_equal(
+        run("tables info --metric robot --robot medium", NULL, &out), 0);
+    assert_non_null(strstr(out, "robot-corner-paths"));
     free(out);
 }
 

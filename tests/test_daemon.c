@@ -1338,9 +1338,11 @@ static void test_curve_refuses(void **state)
     /* --keygen never overwrites a key */
     snprintf(cmd, sizeof cmd, "'%s' --keygen '%s' 2> /dev/null", exe, srvkey);
     assert_int_not_equal(system(cmd), 0);
+    /* (the medium robot set: the CLI's robot solve below goes through
+     * it) */
     start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "robot",
-                 "--curve-secret", srvkey, "--curve-clients", clients,
-                 "--log-level", "error", NULL);
+                 "--robot-tables", "medium", "--curve-secret", srvkey,
+                 "--curve-clients", clients, "--log-level", "error", NULL);
     qsv_curve_keys keys;
     qsv_client_options_default(&o);
     snprintf(pubpath, sizeof pubpath, "%s.pub", srvkey);
@@ -1795,6 +1797,14 @@ static void test_optimal_robot(void **state)
 {
     (void)state;
     void *s = dealer(main_daemon.endpoint);
+    /* the shared daemon runs with the default robot set */
+    send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+    cJSON *st = final_reply(s, 5000);
+    assert_non_null(st);
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(st, "robot_tables");
+    assert_true(cJSON_IsString(rt));
+    assert_string_equal(rt->valuestring, "large");
+    cJSON_Delete(st);
     uint64_t seed = 0x70b07u;
     robot_model model;
     robot_model_init(&model);
