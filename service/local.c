@@ -22,7 +22,7 @@
 struct qsv_local {
     char *dir; /* NULL: the cache directory */
     int threads;
-    int small;
+    int size; /* QSV_TABLES_* */
     robot_model model;
     pthread_mutex_t mu; /* guards sets and rc during an open */
     /* [metric][optimal request]: an optimal solve wants the large optimal
@@ -35,10 +35,11 @@ struct qsv_local {
                       finds it busy starts its own) */
 };
 
-int qsv_local_open(const char *tables_dir, int threads, int small_tables,
+int qsv_local_open(const char *tables_dir, int threads, int table_size,
                    qsv_local **out)
 {
-    if (!out || threads < 0 || threads > QS_MAX_THREADS)
+    if (!out || threads < 0 || threads > QS_MAX_THREADS ||
+        table_size < QSV_TABLES_LARGE || table_size > QSV_TABLES_MEDIUM)
         return QSV_ERR_ARGUMENT;
     *out = NULL;
     qsv_local *l = calloc(1, sizeof *l);
@@ -53,7 +54,7 @@ int qsv_local_open(const char *tables_dir, int threads, int small_tables,
      * search starts its own. */
     if (threads > 1)
         qs_team_create(threads, &l->team);
-    l->small = small_tables != 0;
+    l->size = table_size;
     robot_model_init(&l->model);
     pthread_mutex_init(&l->mu, NULL);
     for (int m = 0; m < QS_METRIC_COUNT; m++)
@@ -89,8 +90,12 @@ static const qs_tables *tables_for(qsv_local *l, const qsv_request *r,
         o.threads = l->threads;
         o.dir = l->dir;
         o.progress = 0;
-        o.optimal = k && !l->small ? QTAB_OPTIMAL_LARGE : QTAB_OPTIMAL_SMALL;
-        o.robot = !k && !l->small ? QTAB_ROBOT_LARGE : QTAB_ROBOT_SMALL;
+        int large = l->size == QSV_TABLES_LARGE;
+        o.optimal = k && large ? QTAB_OPTIMAL_LARGE : QTAB_OPTIMAL_SMALL;
+        o.robot = k ? QTAB_ROBOT_SMALL
+                  : large ? QTAB_ROBOT_LARGE
+                  : l->size == QSV_TABLES_MEDIUM ? QTAB_ROBOT_MEDIUM
+                                                 : QTAB_ROBOT_SMALL;
         l->rc[m][k] = qtab_open((qs_metric)m, &o, &l->sets[m][k]);
     }
     int rc = l->rc[m][k];

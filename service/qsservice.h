@@ -250,12 +250,23 @@ int qsv_verify(const qsv_request *r, const qsv_solution *s, qsv_failure *f);
  * first request that needs it and kept until qsv_local_close. */
 typedef struct qsv_local qsv_local;
 
+/* The table sizes of qsv_local_open. */
+enum {
+    QSV_TABLES_LARGE = 0,  /* the robot move and corner-path tables, and the
+                              optimal solver's large table */
+    QSV_TABLES_SMALL = 1,  /* the small robot set (728 MB instead of 2.98
+                              GB) and the small optimal bound, for small
+                              machines */
+    QSV_TABLES_MEDIUM = 2, /* the small sets and the robot corner-path
+                              table (873 MB for the robot set): robot
+                              computers of 2 GB */
+};
+
 /* tables_dir NULL: qtab_cache_dir. threads: search and generation threads,
- * 0 for the online CPUs when generating and 1 for searching. small_tables:
- * the small robot set (728 MB instead of 2.98 GB) and the small optimal
- * bound, for small machines. Returns QSV_OK and *out, QSV_ERR_ARGUMENT or
+ * 0 for the online CPUs when generating and 1 for searching. table_size:
+ * a QSV_TABLES_* value. Returns QSV_OK and *out, QSV_ERR_ARGUMENT or
  * QSV_ERR_INTERNAL (out of memory). */
-int qsv_local_open(const char *tables_dir, int threads, int small_tables,
+int qsv_local_open(const char *tables_dir, int threads, int table_size,
                    qsv_local **out);
 /* Solves one request frame (len bytes; op "solve"; "progress" is
  * ignored) and returns the reply frame, a "result" or an "error" exactly

@@ -72,7 +72,7 @@ static void test_solves_and_refuses(void **state)
 {
     (void)state;
     qsv_local *l = NULL;
-    assert_int_equal(qsv_local_open(NULL, 2, 1, &l), QSV_OK);
+    assert_int_equal(qsv_local_open(NULL, 2, QSV_TABLES_SMALL, &l), QSV_OK);
     char frame[256];
     snprintf(frame, sizeof frame,
              "{\"id\":1,\"op\":\"solve\",\"facelets\":\"%s\","
@@ -108,6 +108,14 @@ static void test_solves_and_refuses(void **state)
     assert_string_equal(str(o, "id"), "x7");
     cJSON_Delete(o);
 
+    qsv_local_close(l);
+    /* the medium robot set serves robot solves too */
+    assert_int_equal(qsv_local_open(NULL, 2, QSV_TABLES_MEDIUM, &l), QSV_OK);
+    snprintf(frame, sizeof frame,
+             "{\"id\":\"m\",\"op\":\"solve\",\"facelets\":\"%s\","
+             "\"metric\":\"robot\",\"time_ms\":20}", HARD);
+    assert_solves(ask(l, frame), HARD, "robot");
+
     char *none = qsv_local_solve(NULL, "{}", 2, NULL);
     assert_non_null(none);
     assert_non_null(strstr(none, "ARGUMENT"));
@@ -116,6 +124,9 @@ static void test_solves_and_refuses(void **state)
     qsv_local_close(NULL);
     assert_int_equal(qsv_local_open(NULL, -1, 0, &l), QSV_ERR_ARGUMENT);
     assert_int_equal(qsv_local_open(NULL, 1, 0, NULL), QSV_ERR_ARGUMENT);
+    assert_int_equal(qsv_local_open(NULL, 1, QSV_TABLES_MEDIUM + 1, &l),
+                     QSV_ERR_ARGUMENT);
+    assert_int_equal(qsv_local_open(NULL, 1, -1, &l), QSV_ERR_ARGUMENT);
 }
 
 /* A table directory that is a regular file: UNAVAILABLE, nothing made. */
@@ -161,7 +172,7 @@ static void test_threads_share(void **state)
 {
     (void)state;
     qsv_local *l = NULL;
-    assert_int_equal(qsv_local_open(NULL, 1, 1, &l), QSV_OK);
+    assert_int_equal(qsv_local_open(NULL, 1, QSV_TABLES_SMALL, &l), QSV_OK);
     struct job jobs[4];
     pthread_t t[4];
     uint64_t rng = 18;

@@ -92,17 +92,20 @@ class Solver:
 
     tables: the table directory (default $QUADSOLVE_TABLES, else
     ~/.cache/quadsolve). threads: search and table-generation threads (0:
-    the library's defaults). table_size: "large" (default) or "small" (the
-    728 MB robot set, for a Raspberry Pi; see docs/raspberry-pi.md)."""
+    the library's defaults). table_size: "large" (default), "medium" (the
+    880 MB robot set, for a 2 GB Raspberry Pi) or "small" (the 734 MB
+    robot set, for a 1 GB one; see docs/raspberry-pi.md)."""
+
+    _SIZES = {"large": 0, "small": 1, "medium": 2}  # QSV_TABLES_*
 
     def __init__(self, tables=None, threads=0, table_size="large"):
-        if table_size not in ("large", "small"):
-            raise ValueError("table_size is 'large' or 'small'")
+        if table_size not in self._SIZES:
+            raise ValueError("table_size is 'large', 'medium' or 'small'")
         self._lib = library()
         handle = ctypes.c_void_p()
         rc = self._lib.qsv_local_open(
             os.fsencode(tables) if tables is not None else None,
-            int(threads), table_size == "small", ctypes.byref(handle))
+            int(threads), self._SIZES[table_size], ctypes.byref(handle))
         if rc != 0:
             raise _error(self._lib, rc, "cannot open the solver")
         self._handle = handle

@@ -98,6 +98,20 @@ def test_bad_options(solver):
         Solver(table_size="huge")
 
 
+def test_medium_robot_set():
+    # the robot set of a 2 GB robot computer: the small set and the
+    # corner-path table
+    medium = Solver(table_size="medium")
+    try:
+        res = medium.solve_full(scramble=SCRAMBLE, metric="robot",
+                                time_ms=20)
+        best = res["solutions"][0]
+        assert solves(scramble_to_facelets(SCRAMBLE), best["moves"])
+        assert best["robot_moves"] == best["length"] >= 1
+    finally:
+        medium.close()
+
+
 def test_unusable_table_directory():
     # A regular file where the directory should be: the tables cannot be
     # had, and the error says so (nothing is generated).
