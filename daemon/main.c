@@ -51,7 +51,7 @@ static void usage(FILE *out)
         "                        tables of the robot search: large (default, a\n"
         "                        2.4 GB of move and corner-path tables more,\n"
         "                        3.13 GB in all; several\n"
-        "                        times faster), medium (873 MB: small and the\n"
+        "                        times faster), medium (880 MB: small and the\n"
         "                        corner-path table, for 2 GB robot computers)\n"
         "                        or small (728 MB, for 1 GB ones)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"

@@ -155,6 +155,16 @@ static qtab_optimal_size optimal_tables_held(const qtab_set *set)
                                                          : 0));
 }
 
+/* The robot set's size by the tables it holds (a set may lack a table its
+ * size asks for: it then searches without it). */
+static qtab_robot_size robot_tables_held(const qtab_set *set)
+{
+    const qs_tables *t = qtab_set_tables(set);
+    return qs_tables_robot_large(t)   ? QTAB_ROBOT_LARGE
+           : qs_tables_robot_paths(t) ? QTAB_ROBOT_MEDIUM
+                                      : QTAB_ROBOT_SMALL;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -684,8 +694,10 @@ static char *status_reply(server *s, const char *id)
     /* The robot search's table size, once its set is ready. */
     if (s->cfg->metrics[QS_METRIC_ROBOT] &&
         s->tables[QS_METRIC_ROBOT] == TABLES_READY)
-        cJSON_AddStringToObject(o, "robot_tables",
-                                qtab_robot_size_name(s->cfg->robot_tables));
+        cJSON_AddStringToObject(
+            o, "robot_tables",
+            qtab_robot_size_name(
+                robot_tables_held(s->sets[QS_METRIC_ROBOT])));
     cJSON_AddStringToObject(o, "version", QS_VERSION);
     cJSON_AddNumberToObject(o, "threads", s->cfg->threads);
     cJSON_AddNumberToObject(o, "workers", s->n_workers);

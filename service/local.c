@@ -90,12 +90,13 @@ static const qs_tables *tables_for(qsv_local *l, const qsv_request *r,
         o.threads = l->threads;
         o.dir = l->dir;
         o.progress = 0;
-        int large = l->size == QSV_TABLES_LARGE;
-        o.optimal = k && large ? QTAB_OPTIMAL_LARGE : QTAB_OPTIMAL_SMALL;
-        o.robot = k ? QTAB_ROBOT_SMALL
-                  : large ? QTAB_ROBOT_LARGE
-                  : l->size == QSV_TABLES_MEDIUM ? QTAB_ROBOT_MEDIUM
-                                                 : QTAB_ROBOT_SMALL;
+        /* indexed by QSV_TABLES_*; the robot optimum reads the distance
+         * tables only */
+        static const qtab_robot_size robot_size[] = {
+            QTAB_ROBOT_LARGE, QTAB_ROBOT_SMALL, QTAB_ROBOT_MEDIUM};
+        o.optimal = k && l->size == QSV_TABLES_LARGE ? QTAB_OPTIMAL_LARGE
+                                                     : QTAB_OPTIMAL_SMALL;
+        o.robot = k ? QTAB_ROBOT_SMALL : robot_size[l->size];
         l->rc[m][k] = qtab_open((qs_metric)m, &o, &l->sets[m][k]);
     }
     int rc = l->rc[m][k];

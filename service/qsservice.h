@@ -258,7 +258,7 @@ enum {
                               GB) and the small optimal bound, for small
                               machines */
     QSV_TABLES_MEDIUM = 2, /* the small sets and the robot corner-path
-                              table (873 MB for the robot set): robot
+                              table (880 MB for the robot set): robot
                               computers of 2 GB */
 };
 

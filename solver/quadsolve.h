@@ -267,6 +267,10 @@ int qs_tables_optimal_compact(const qs_tables *t);
 /* Nonzero when a robot set holds its large move table (the optional blob
  * robot-phase1-moves), which robot_solve then prunes with. */
 int qs_tables_robot_large(const qs_tables *t);
+/* Nonzero when a robot set holds its corner-path table (the optional blob
+ * robot-corner-paths: the large and medium sizes), which robot_solve then
+ * prunes with. */
+int qs_tables_robot_paths(const qs_tables *t);
 
 /* ---------------------------------------------------------------- search */
 

@@ -608,6 +608,11 @@ int qs_tables_robot_large(const qs_tables *t)
     return t && t->rphase1x != NULL;
 }
 
+int qs_tables_robot_paths(const qs_tables *t)
+{
+    return t && t->rpaths != NULL;
+}
+
 qs_metric qs_tables_metric(const qs_tables *t)
 {
     return t->metric;

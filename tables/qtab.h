@@ -217,8 +217,8 @@ typedef enum {
                              with them) */
     QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small
                              robot computers */
-    QTAB_ROBOT_MEDIUM = 2, /* the distance tables and the corner-path table
-                              (873 MB): shorter solutions than small in
+    QTAB_ROBOT_MEDIUM = 2, /* the small set and the corner-path table (880
+                              MB in all): shorter solutions than small in
                               the same time, for robot computers of 2 GB */
 } qtab_robot_size;
 

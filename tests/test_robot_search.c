@@ -196,6 +196,10 @@ static void test_large_table_same_search(void **state)
     assert_false(qs_tables_robot_large(medium));
     assert_null(medium->rphase1x);
     assert_non_null(medium->rpaths);
+    /* what the daemon's status reports the sizes by */
+    assert_true(qs_tables_robot_paths(medium));
+    assert_true(qs_tables_robot_paths(large));
+    assert_false(qs_tables_robot_paths(small));
 
     robot_solve_options o = options(1, 0);
     o.max_len = 21;
