@@ -103,6 +103,8 @@ void cli_usage(FILE *out)
         "  generate: loads each table, building those missing or damaged\n"
         "  (--force: builds all again); verify: checks every byte; info:\n"
         "  lists the tables and checks their headers. Default all metrics.\n"
+        "  --optimal and --robot choose the sizes (default small and large):\n"
+        "  verify and info fail when a table those sizes use is missing.\n"
         "  Tables live in $QUADSOLVE_TABLES, else $XDG_CACHE_HOME/quadsolve,\n"
         "  else ~/.cache/quadsolve.\n"
         "\n"

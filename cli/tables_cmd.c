@@ -2,7 +2,8 @@
  * tables_cmd.c - `quadsolve tables generate|verify|info`: makes sure the
  * pruning table files of one or all metrics exist and are sound (building
  * missing or damaged ones; with --force, all of them), or reports on them (headers
- * only for info, also payload checksums for verify). The work is done by
+ * only for info, also payload checksums for verify), for the table sizes
+ * given (--optimal, --robot): a blob those sizes use must be there. The work is done by
  * the tables library (tables/qtab.h); this file only parses arguments and
  * prints the reports.
  */
@@ -23,8 +24,10 @@ static void print_report(void *ctx, const qtab_blob_report *r)
     int verify = rc->verify;
     rc->reports++;
     const char *status = r->status == QTAB_OK ? "ok" : qtab_errcode(r->status);
-    if (!r->present && r->expected.optional)
-        status = "optional,absent";
+    if (!r->present && !r->wanted)
+        status = "unused,absent";
+    else if (r->present && !r->wanted && r->status == QTAB_OK)
+        status = "ok,unused";
     printf("%-18s %-16s %12llu bytes", r->name, status,
            (unsigned long long)r->expected.bytes);
     if (verify)
@@ -115,8 +118,13 @@ int cmd_tables(int argc, char **argv)
                        qs_metric_name((qs_metric)m), qtab_strerror(rc));
         } else {
             report_ctx ctx = {verify, 0};
-            rc = verify ? qtab_verify((qs_metric)m, NULL, print_report, &ctx)
-                        : qtab_info((qs_metric)m, NULL, print_report, &ctx);
+            qtab_options o;
+            qtab_options_default(&o);
+            o.threads = threads;
+            o.optimal = optimal;
+            o.robot = robot;
+            rc = verify ? qtab_verify((qs_metric)m, &o, print_report, &ctx)
+                        : qtab_info((qs_metric)m, &o, print_report, &ctx);
             /* Failures before any blob was looked at have no report. */
             if (rc != QTAB_OK && ctx.reports == 0)
                 printf("%s: %s\n", qs_metric_name((qs_metric)m),

@@ -303,6 +303,10 @@ typedef struct {
     const char *path;        /* the file; valid during the callback only */
     qs_blob_info expected;   /* what the solver needs */
     int present;             /* the file exists */
+    int wanted;              /* the sizes inspected use the blob (every
+                                required blob but those the optimal size
+                                leaves out; the optional blobs of the
+                                sizes) */
     qtab_file_header header; /* as read from the file (see .parsed) */
     int payload_checked;     /* the payload checksum was computed */
     int status;              /* QTAB_OK (valid) or the first problem found */
@@ -311,16 +315,20 @@ typedef struct {
 
 typedef void (*qtab_report_fn)(void *ctx, const qtab_blob_report *r);
 
-/* Reports every blob of metric m in dir (NULL: cache directory), checking
- * headers only (qtab_file_info against the solver's expectations); does
- * not read payloads. report may be NULL. Returns QTAB_OK when every blob is
- * present with a valid header, otherwise the first blob's failure, or
- * QTAB_ERR_ARGUMENT / QTAB_ERR_CACHE_DIR. */
-int qtab_info(qs_metric m, const char *dir, qtab_report_fn report,
+/* Reports every blob of metric m in o->dir (NULL o or dir: the cache
+ * directory) for the table sizes o->optimal and o->robot (NULL o: the
+ * defaults, QTAB_OPTIMAL_SMALL and QTAB_ROBOT_LARGE), checking headers
+ * only (qtab_file_info against the solver's expectations); does not read
+ * payloads and logs nothing. report may be NULL. Returns QTAB_OK when every
+ * blob those sizes use is present with a valid header and every other
+ * file present is valid too, otherwise the first blob's failure
+ * (QTAB_ERR_NOT_FOUND for a blob the sizes use and nobody generated), or
+ * QTAB_ERR_ARGUMENT (a metric or size that is none) / QTAB_ERR_CACHE_DIR. */
+int qtab_info(qs_metric m, const qtab_options *o, qtab_report_fn report,
               void *ctx);
-/* As qtab_info, but also maps each file and verifies its payload checksum
- * with all online CPUs. */
-int qtab_verify(qs_metric m, const char *dir, qtab_report_fn report,
+/* As qtab_info, but also maps each file present and verifies its payload
+ * checksum on o->threads threads (<= 0: online CPUs). */
+int qtab_verify(qs_metric m, const qtab_options *o, qtab_report_fn report,
                 void *ctx);
 
 #ifdef __cplusplus

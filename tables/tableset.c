@@ -271,6 +271,12 @@ const char *qtab_optimal_size_name(qtab_optimal_size s)
     return is_size((int)s) ? optimal_size_names[s] : "?";
 }
 
+static int sizes_valid(const qtab_options *o)
+{
+    return is_size((int)o->optimal) &&
+           (int)o->robot >= 0 && (int)o->robot < N_ROBOT_SIZES;
+}
+
 /* What opening, generating and inspecting a metric's set begin with: the
  * metric checked, the table directory found (and made when make is set)
  * and the number of blobs the solver has for m. Failures are said through
@@ -283,9 +289,9 @@ static int begin(qs_metric m, const qtab_options *o, const char *dir_opt,
             say(o, QTAB_LOG_ERROR, "tables: invalid metric %d", (int)m);
         return QTAB_ERR_ARGUMENT;
     }
-    if (o != NULL && !is_size((int)o->optimal)) {
-        say(o, QTAB_LOG_ERROR, "tables: invalid optimal table size %d",
-            (int)o->optimal);
+    if (o != NULL && !sizes_valid(o)) {
+        say(o, QTAB_LOG_ERROR, "tables: invalid table size (optimal %d, "
+            "robot %d)", (int)o->optimal, (int)o->robot);
         return QTAB_ERR_ARGUMENT;
     }
     int rc = resolve_dir(dir_opt, dir, PATH_MAX);
@@ -474,13 +480,23 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
     return rc;
 }
 
-/* Shared body of qtab_info and qtab_verify. */
-static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
-                   void *ctx, int verify)
+/* Shared body of qtab_info and qtab_verify: every blob is reported; a
+ * file present counts with whatever it is found to be, an absent one only
+ * when the sizes of o want it. */
+static int inspect(qs_metric m, const qtab_options *user,
+                   qtab_report_fn report, void *ctx, int verify)
 {
+    qtab_options o;
+    if (user != NULL)
+        o = *user;
+    else
+        qtab_options_default(&o);
+    if (!sizes_valid(&o))
+        return QTAB_ERR_ARGUMENT;
+    /* Inspecting says nothing but through report: no log. */
     char dir[PATH_MAX];
     int count;
-    int rc = begin(m, NULL, dir_opt, 0, dir, &count);
+    int rc = begin(m, NULL, o.dir, 0, dir, &count);
     if (rc != QTAB_OK)
         return rc;
     int first = QTAB_OK;
@@ -496,10 +512,11 @@ static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
         memcpy(r.name, b.name, sizeof r.name);
         r.path = b.path;
         r.expected = b.info;
+        r.wanted = wanted(m, &b.info, &o);
         double t0 = qtab_now();
         if (verify) {
             qtab_mapping map;
-            rc = qtab_file_map(b.path, &b.desc, 0, &map);
+            rc = qtab_file_map(b.path, &b.desc, qtab_threads(o.threads), &map);
             r.header = map.header;
             r.payload_checked = rc == QTAB_OK || rc == QTAB_ERR_CHECKSUM;
             qtab_file_unmap(&map);
@@ -509,8 +526,9 @@ static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
         r.seconds = qtab_now() - t0;
         r.present = rc != QTAB_ERR_NOT_FOUND;
         r.status = rc;
-        /* An optional blob nobody generated is not a fault of the set. */
-        if (first == QTAB_OK && (r.present || !b.info.optional))
+        /* A blob the sizes leave out is no fault of the set when nobody
+         * generated it; a damaged file is a fault whatever the size. */
+        if (first == QTAB_OK && (r.present || r.wanted))
             first = rc;
         if (report != NULL)
             report(ctx, &r);
@@ -518,13 +536,14 @@ static int inspect(qs_metric m, const char *dir_opt, qtab_report_fn report,
     return first;
 }
 
-int qtab_info(qs_metric m, const char *dir, qtab_report_fn report, void *ctx)
+int qtab_info(qs_metric m, const qtab_options *o, qtab_report_fn report,
+              void *ctx)
 {
-    return inspect(m, dir, report, ctx, 0);
+    return inspect(m, o, report, ctx, 0);
 }
 
-int qtab_verify(qs_metric m, const char *dir, qtab_report_fn report,
+int qtab_verify(qs_metric m, const qtab_options *o, qtab_report_fn report,
                 void *ctx)
 {
-    return inspect(m, dir, report, ctx, 1);
+    return inspect(m, o, report, ctx, 1);
 }

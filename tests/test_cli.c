@@ -401,6 +401,12 @@ static void test_tables_info(void **state)
     const char *saved = getenv("QUADSOLVE_TABLES");
     char *old = saved ? strdup(saved) : NULL;
     setenv("QUADSOLVE_TABLES", dir, 1);
+    /* An empty directory: the tables the default size uses are missing
+     * (a failure), the optional one is only absent. */
+    assert_int_equal(run("tables info --metric qtm", NULL, &out), 1);
+    assert_non_null(strstr(out, "qtm-phase1         NOT_FOUND"));
+    assert_non_null(strstr(out, "qtm-optimal        unused,absent"));
+    free(out);
     assert_int_equal(run("tables info --metric htm", NULL, &out), 1);
     assert_non_null(strstr(out, "NOT_REGULAR"));
     assert_non_null(strstr(out, "not a regular file"));
@@ -483,7 +489,12 @@ static void test_table_sizes(void **state)
     free(out);
     assert_int_equal(
         run("tables info --metric robot --robot medium", NULL, &out), 0);
-    assert_non_null(strstr(out, "robot-corner-paths"));
+    assert_non_null(strstr(out, "robot-corner-paths ok "));
+    assert_non_null(strstr(out, "robot-phase1-moves ok,unused"));
+    free(out);
+    assert_int_equal(
+        run("tables info --metric robot --robot small", NULL, &out), 0);
+    assert_non_null(strstr(out, "robot-corner-paths ok,unused"));
     free(out);
 }
 

@@ -118,17 +118,25 @@ static void test_damaged_payload(void **state)
 }
 
 typedef struct {
-    int reports, optional_absent;
+    int reports, optional_absent, wanted;
+    int wanted_absent; /* index of the last blob wanted and absent, or -1 */
 } info_seen;
 
 static void count_report(void *ctx, const qtab_blob_report *r)
 {
     info_seen *seen = ctx;
     seen->reports++;
+    seen->wanted += r->wanted;
+    /* every required blob is in the directory, no optional one */
+    assert_int_equal(r->present, !r->expected.optional);
     if (r->expected.optional) {
-        assert_false(r->present);
         assert_int_equal(r->status, QTAB_ERR_NOT_FOUND);
         seen->optional_absent++;
+        if (r->wanted)
+            seen->wanted_absent = r->index;
+    } else {
+        assert_int_equal(r->status, QTAB_OK);
+        assert_true(r->wanted);
     }
 }
 
@@ -209,17 +217,19 @@ static void test_optimal_size_names(void **state)
 static void test_optional_blob_absent(void **state)
 {
     (void)state;
-    info_seen seen = {0, 0};
-    assert_int_equal(qtab_info(QS_METRIC_HTM, dir, count_report, &seen),
+    info_seen seen = {0, 0, 0, -1};
+    qtab_options o;
+    quiet_options(&o, 0);
+    assert_int_equal(qtab_info(QS_METRIC_HTM, &o, count_report, &seen),
                      QTAB_OK);
     assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
     /* the large table, the H48 table and the compact phase-1 table */
     assert_int_equal(seen.optional_absent, 3);
     assert_int_equal(seen.optional_absent,
                      qs_blob_count(QS_METRIC_HTM) - required_blobs());
+    assert_int_equal(seen.wanted, required_blobs());
+    assert_int_equal(seen.wanted_absent, -1);
 
-    qtab_options o;
-    quiet_options(&o, 0);
     qtab_set *set = NULL;
     assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
     qtab_stats st;
@@ -257,12 +267,70 @@ static void test_truncated_and_header(void **state)
     qtab_close(set);
 }
 
+/* info and verify check the set of the sizes asked for: a table that size
+ * uses and nobody generated fails, by name, where the default size is
+ * complete; a damaged file fails whatever the size; a size that is none is
+ * refused. */
+static void test_info_by_size(void **state)
+{
+    (void)state;
+    qtab_options o;
+    quiet_options(&o, 0);
+    o.optimal = QTAB_OPTIMAL_LARGE;
+    for (int verify = 0; verify < 2; verify++) {
+        info_seen seen = {0, 0, 0, -1};
+        int rc = verify ? qtab_verify(QS_METRIC_HTM, &o, count_report, &seen)
+                        : qtab_info(QS_METRIC_HTM, &o, count_report, &seen);
+        assert_int_equal(rc, QTAB_ERR_NOT_FOUND);
+        assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
+        assert_int_equal(seen.wanted, required_blobs() + 1);
+        assert_true(seen.wanted_absent >= 0);
+        qs_blob_info info;
+        assert_int_equal(
+            qs_blob_describe(QS_METRIC_HTM, seen.wanted_absent, &info), QS_OK);
+        assert_string_equal(info.name, "optimal");
+    }
+
+    /* A file the default size leaves out, present and damaged. */
+    int optimal = qs_blob_count(QS_METRIC_HTM) - 1;
+    char path[1024];
+    for (int i = 0; i < qs_blob_count(QS_METRIC_HTM); i++) {
+        qs_blob_info info;
+        assert_int_equal(qs_blob_describe(QS_METRIC_HTM, i, &info), QS_OK);
+        if (strcmp(info.name, "optimal") == 0)
+            optimal = i;
+    }
+    qtab_blob_path(QS_METRIC_HTM, optimal, dir, path, sizeof path);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("not a table", f);
+    fclose(f);
+    quiet_options(&o, 0);
+    assert_int_not_equal(qtab_info(QS_METRIC_HTM, &o, NULL, NULL), QTAB_OK);
+    assert_int_not_equal(qtab_verify(QS_METRIC_HTM, &o, NULL, NULL), QTAB_OK);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(qtab_info(QS_METRIC_HTM, &o, NULL, NULL), QTAB_OK);
+
+    /* Sizes that are none. */
+    o.robot = (qtab_robot_size)3;
+    assert_int_equal(qtab_info(QS_METRIC_ROBOT, &o, NULL, NULL),
+                     QTAB_ERR_ARGUMENT);
+    qtab_set *set = NULL;
+    assert_int_equal(qtab_open(QS_METRIC_ROBOT, &o, &set), QTAB_ERR_ARGUMENT);
+    assert_null(set);
+    o.robot = QTAB_ROBOT_LARGE;
+    o.optimal = (qtab_optimal_size)5;
+    assert_int_equal(qtab_verify(QS_METRIC_HTM, &o, NULL, NULL),
+                     QTAB_ERR_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_optimal_size_names),
         cmocka_unit_test(test_robot_size_names),
         cmocka_unit_test(test_optional_blob_absent),
+        cmocka_unit_test(test_info_by_size),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
     };
