@@ -67,9 +67,21 @@ enum {
     DEFAULT_LIMIT = 40,       /* robot moves; never reached in practice */
     SPARE_CANDIDATES = 8,
     MAX_EXTRA_PLANS = 3,      /* candidates planned beyond those returned */
-    MAX_EXTRA_TIME_PLANS = 1  /* the same, least-time objective: the
+    MAX_EXTRA_TIME_PLANS = 1, /* the same, least-time objective: the
                                  search's own time is the plan's but for
                                  the tilts the planner may move */
+    /* Each phase-1 length is searched twice: first a loose pass, which
+     * skips every child whose corners need all the moves the limit leaves
+     * (LOOSE_SLACK fewer), then, FULL_LAG lengths later, the full pass.
+     * A path whose corners need every move left seldom ends within the
+     * limit, since the U/D edges must then be solved by the very moves
+     * that solve the corners; skipping those paths first makes a length
+     * cheaper, so the search gets further under a time or node limit.
+     * The full pass comes two lengths behind, where a length costs about
+     * a hundredth of the one being searched, so no solution is lost for
+     * good (docs/benchmarks.md, twenty-first session). */
+    LOOSE_SLACK = 1,
+    FULL_LAG = 2
 };
 
 /* One direction of search: the cube as seen in it, and its moves as the
@@ -105,8 +117,10 @@ typedef struct {
     uint8_t move_axis[QS_MOVE_COUNT];
     uint64_t axis_moves[3];   /* the moves of each axis */
 
-    qs_run run;           /* jobs: numbered: length * starts_per_len + the
-                             start's rank (job_dir, job_start) */
+    qs_run run;           /* jobs: numbered in steps of 2 * starts_per_len:
+                             step s is length s's loose pass, then length
+                             s - FULL_LAG's full pass, each a block of
+                             the starts by rank (job_dir, job_start) */
     int starts_per_len;
     /* The starts of one length in the order they are searched: each
      * direction's first start class, then the inverse directions' other
@@ -149,6 +163,8 @@ typedef struct {
     const direction *d;
     const uint8_t (*next)[ROBOT_OPS]; /* nextset or nextiset */
     int dir, len1, len2;
+    int slack; /* robot moves the corners must leave to spare: LOOSE_SLACK
+                  in a loose pass, 0 in a full one */
     /* Least time: gv[i][s] is the least time of the first i path entries
      * that leaves the grippers in state s (an inverse search: of the last
      * i, starting from state s); GV_NONE where impossible. */
@@ -647,7 +663,7 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     /* Robot moves the path may still take, this node's child included:
      * a child whose corners alone need more is not visited. */
     int budget = atomic_load_explicit(&sh->limit, memory_order_relaxed) -
-                 (w->len1 - togo);
+                 (w->len1 - togo) - w->slack;
     /* Turns that can still finish at cost 1, and after a full regrip. */
     uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
              ok2 = bounds_allowed(&b, togo - n->dist - 1);
@@ -824,9 +840,10 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
     }
 }
 
-/* Takes the next job (phase-1 lengths in increasing order; every
- * direction and start class for each, in the order of job_dir) and runs
- * it; 0 when none is left that could improve on the best solutions. */
+/* Takes the next job (phase-1 lengths in increasing order, each a loose
+ * pass and, FULL_LAG lengths later, a full pass; every direction and start
+ * class for each, in the order of job_dir) and runs it; 0 when none is
+ * left that could improve on the best solutions. */
 static int run_job(worker *w)
 {
     shared *sh = w->sh;
@@ -835,11 +852,16 @@ static int run_job(worker *w)
         if (should_halt(w, 0))
             return 0;
         int job = qs_jobs_next_index(&sh->run.jobs);
-        int len1 = job / sh->starts_per_len,
+        int block = job / sh->starts_per_len, full = block % 2,
+            len1 = block / 2 - (full ? FULL_LAG : 0),
             rank = job % sh->starts_per_len, dir = sh->job_dir[rank],
             start = sh->job_start[rank];
-        if (len1 > atomic_load(&sh->limit) || len1 > MAX_P1)
+        int beyond = len1 > atomic_load(&sh->limit) || len1 > MAX_P1;
+        if (full && beyond)
             return 0;
+        if (len1 < 0 || beyond)
+            continue; /* a loose pass the limit has overtaken */
+        w->slack = full ? 0 : LOOSE_SLACK;
         const direction *d = &sh->dir[dir];
         const qs_cube *c = &d->cube;
         int o = d->start[start];
@@ -876,7 +898,7 @@ static int run_job(worker *w)
             phase1(w, &root, len1, 0, -1, -1);
         if (w->halt)
             return 0;
-        if (rank == sh->starts_per_len - 1) {
+        if (full && rank == sh->starts_per_len - 1) {
             qs_pool_lock(&sh->cand);
             if (len1 > sh->deepest_done)
                 sh->deepest_done = len1;
