@@ -89,7 +89,7 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
     int size = qtab_optimal_size_parse(s);
     if (size >= 0)
         return (qtab_optimal_size)size;
-    cli_usage_error("%s: unknown table size '%s' (small, large, h48, "
+    cli_usage_error("%s: unknown table size '%s' (small, large, xl, h48, "
                     "large+h48 or compact)", opt, s);
     return QTAB_OPTIMAL_SMALL;
 }
@@ -104,7 +104,7 @@ void cli_parse_table_size(const char *opt, const char *s, cli_tables *t)
     int size = qtab_optimal_size_parse(s);
     if (size < 0)
         cli_usage_error("%s: unknown table size '%s' (small, medium, large, "
-                        "h48, large+h48 or compact)", opt, s);
+                        "xl, h48, large+h48 or compact)", opt, s);
     t->optimal_size = (qtab_optimal_size)size;
 }
 
@@ -163,7 +163,7 @@ void cli_tables_init(cli_tables *t, qs_metric m, int threads)
     robot_model_init(&t->model);
     robot_profile_builtin("default", &t->profile);
     t->objective = ROBOT_OBJ_MOVES;
-    t->optimal_size = QTAB_OPTIMAL_LARGE;
+    t->optimal_size = QTAB_OPTIMAL_XL;
 }
 
 int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
@@ -191,13 +191,14 @@ const qs_tables *cli_tables_get(cli_tables *t)
         qtab_options_default(&o);
         o.threads = t->threads;
         o.cancel = &cli_cancel;
-        /* Only an optimal solve needs the large table: others would pay
-         * its 845 MB for nothing. */
+        /* Only an optimal solve needs the large or xl table: others
+         * would pay its 845 MB or 2.47 GB for nothing. */
         o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;
         /* The robot optimum reads the distance tables only; the H48
          * table has no robot form, so large+h48 is large there. */
         o.robot = t->robot_medium ? QTAB_ROBOT_MEDIUM
-                  : (t->optimal_size & QTAB_OPTIMAL_LARGE) && !t->optimal
+                  : (t->optimal_size &
+                     (QTAB_OPTIMAL_LARGE | QTAB_OPTIMAL_XL)) && !t->optimal
                       ? QTAB_ROBOT_LARGE
                       : QTAB_ROBOT_SMALL;
         double start = cli_now_ms();

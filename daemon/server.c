@@ -152,7 +152,9 @@ static qtab_optimal_size optimal_tables_held(const qtab_set *set)
                                     ? QTAB_OPTIMAL_LARGE
                                     : 0) |
                                (qs_tables_optimal_h48(t) ? QTAB_OPTIMAL_H48
-                                                         : 0));
+                                                         : 0) |
+                               (qs_tables_optimal_xl(t) ? QTAB_OPTIMAL_XL
+                                                        : 0));
 }
 
 /* The robot set's size by the tables it holds (a set may lack a table its
@@ -440,10 +442,12 @@ static void *loader_main(void *arg)
             s->tables[m] = TABLES_READY;
             qlog_write(s->log, QLOG_INFO, "%s tables ready in %.0f ms",
                        qs_metric_name(m), now_ms() - t0);
-            /* The H48 table exists in HTM only: QTM sets never have it. */
+            /* The H48 and xl tables exist in HTM only: QTM sets never
+             * have them (its xl size is the large set). */
             int wanted = (int)s->cfg->optimal_tables &
-                         (m == QS_METRIC_HTM ? QTAB_OPTIMAL_LARGE_H48
-                                             : QTAB_OPTIMAL_LARGE);
+                         (m == QS_METRIC_HTM
+                              ? QTAB_OPTIMAL_LARGE_H48 | QTAB_OPTIMAL_XL
+                              : QTAB_OPTIMAL_LARGE);
             qtab_optimal_size held = optimal_tables_held(set);
             if (qsv_optimal_supported(m) && (wanted & ~(int)held))
                 qlog_write(s->log, QLOG_WARN,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The optimal solver's benchmark (docs/benchmarks.md, issue 6): solves the
-# first N cubes of a file optimally with 2 threads and the large table,
+# first N cubes of a file optimally with 2 threads and the default
+# (xl) table, or the size SIZE names (e.g. SIZE=large),
 # one line per cube as it finishes, then quadsolve bench's summary (every
 # solution verified) and the peak memory of the run.
 # Usage: scripts/bench-optimal.sh [CUBES_FILE] [N] [METRIC]
 # (default: the first 100 cubes of ../shared/bench/random-1k.txt, htm).
-# Generates the large table on first use (minutes). Ctrl-C stops early and
+# Generates the table on first use (minutes). Ctrl-C stops early and
 # still prints the summary of the cubes done.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -15,5 +16,5 @@ file=${1:-../shared/bench/random-1k.txt}
 n=${2:-100}
 metric=${3:-htm}
 /usr/bin/time -f "peak RSS %M KiB, %e s wall, %U s user" \
-    "$build/cli/quadsolve" bench --optimal --table-size large --threads 2 \
+    "$build/cli/quadsolve" bench --optimal --table-size "${SIZE:-xl}" --threads 2 \
     --metric "$metric" --limit "$n" "$file"

@@ -94,7 +94,7 @@ static const qs_tables *tables_for(qsv_local *l, const qsv_request *r,
          * tables only */
         static const qtab_robot_size robot_size[] = {
             QTAB_ROBOT_LARGE, QTAB_ROBOT_SMALL, QTAB_ROBOT_MEDIUM};
-        o.optimal = k && l->size == QSV_TABLES_LARGE ? QTAB_OPTIMAL_LARGE
+        o.optimal = k && l->size == QSV_TABLES_LARGE ? QTAB_OPTIMAL_XL
                                                      : QTAB_OPTIMAL_SMALL;
         o.robot = k ? QTAB_ROBOT_SMALL : robot_size[l->size];
         l->rc[m][k] = qtab_open((qs_metric)m, &o, &l->sets[m][k]);

@@ -253,7 +253,8 @@ typedef struct qsv_local qsv_local;
 /* The table sizes of qsv_local_open. */
 enum {
     QSV_TABLES_LARGE = 0,  /* the robot move and corner-path tables, and the
-                              optimal solver's large table */
+                              optimal solver's xl table (HTM; the large one
+                              in QTM) */
     QSV_TABLES_SMALL = 1,  /* the small robot set (728 MB instead of 2.98
                               GB) and the small optimal bound, for small
                               machines */

@@ -16,6 +16,18 @@ static int binomial(int n, int k)
     return r;
 }
 
+/* The places, ascending, of the four-element subset of 0..n-1 whose
+ * colexicographic rank is comb (the sum of binomial(place, k + 1)). */
+static void comb_places(int comb, int n, uint8_t sorted[4])
+{
+    for (int k = 3, p = n - 1; k >= 0; k--) {
+        while (binomial(p, k + 1) > comb)
+            p--;
+        comb -= binomial(p, k + 1);
+        sorted[k] = (uint8_t)p--;
+    }
+}
+
 int qs_perm_rank(const uint8_t *p, int n)
 {
     /* The later entries below p[i] are the values below it not used yet
@@ -111,14 +123,8 @@ int qs_coord_edge4(const qs_cube *c, int first)
 void qs_coord_edge4_positions(int value, uint8_t pos[4])
 {
     uint8_t order[4], sorted[4];
-    int comb = value / 24;
     qs_perm_unrank(value % 24, order, 4);
-    for (int k = 3, p = 11; k >= 0; k--) {
-        while (binomial(p, k + 1) > comb)
-            p--;
-        comb -= binomial(p, k + 1);
-        sorted[k] = (uint8_t)p--;
-    }
+    comb_places(value / 24, 12, sorted);
     /* the k-th occupied position (ascending) holds member order[k] */
     for (int k = 0; k < 4; k++)
         pos[order[k]] = sorted[k];
@@ -163,4 +169,30 @@ void qs_coord_set_udedges(qs_cube *c, int udedges)
     qs_perm_unrank(udedges, c->ep, 8);
     for (int i = 8; i < 12; i++)
         c->ep[i] = (uint8_t)i;
+}
+
+/* The U layer's corners are cubies 0..3; csplit ranks the set of places
+ * holding them as qs_coord_edge4 ranks its places (places 0..3, home,
+ * rank 0). */
+int qs_coord_csplit(const qs_cube *c)
+{
+    int rank = 0, k = 0;
+    for (int i = 0; i < 8; i++)
+        if (c->cp[i] < 4)
+            rank += binomial(i, ++k);
+    return rank;
+}
+
+void qs_coord_set_csplit(qs_cube *c, int csplit)
+{
+    uint8_t places[4];
+    comb_places(csplit, 8, places);
+    int u = 0, d = 4, k = 0;
+    for (int i = 0; i < 8; i++)
+        if (k < 4 && places[k] == i) {
+            c->cp[i] = (uint8_t)u++;
+            k++;
+        } else {
+            c->cp[i] = (uint8_t)d++;
+        }
 }

@@ -13,7 +13,10 @@
  * takes the exact distance, on each of the three axes, to "edges and
  * corners oriented, slice edges home in order", which the search tracks
  * from parent to child through the table's distance-modulo-3 entries; the
- * phase-1 entries still pick the moves worth making (dfs_large).
+ * phase-1 entries still pick the moves worth making (dfs_large). The
+ * extra-large table (opt_xl) takes its place where the set has it: the
+ * same search, with the places of the U-layer corners (csplit) in the
+ * slice order's stead, 70 values instead of 24.
  *
  * With the optional H48 table (tables with h48, qs_internal.h) the bound
  * of every node also takes that table's: the distance to "corners
@@ -68,6 +71,8 @@ typedef struct {
     uint8_t dist[N_AXES]; /* with the large table: its exact distance along
                              each axis (entries hold it modulo 3); in the
                              compact set, the phase-1 distance */
+    uint8_t split[N_AXES]; /* csplit along each axis (the extra-large
+                              table's third coordinate) */
     /* Only with the H48 table, and last, so that a search without it
      * touches one cache line per node: the edge coordinate (the corner one
      * follows from corners and twist[0]) and the inverse's cubies. */
@@ -90,6 +95,8 @@ typedef struct {
     const qs_tables *t;
     const qs_optimal_options *o;
     int large;                /* search with the large table */
+    int xl;                   /* ... which is the extra-large one */
+    const uint8_t *large_tab; /* opt_xl or opt_large */
     const uint8_t *p1m3;      /* the compact set's phase-1 table, or NULL */
     int tracked;              /* nodes carry exact distances (dist[]):
                                  the large table's, or the compact set's
@@ -232,6 +239,7 @@ apply_rows(const shared *sh, const onode *n, const node_rows *rows, int m,
         out->slice[r] = rows->slice[r][mr];
         out->twist[r] = rows->twist[r][mr];
         out->fs[r] = flipslice(out->slice[r], out->flip[r]);
+        out->split[r] = sh->t->csplit_move[n->split[r]][mr];
     }
     out->corners = rows->corners[m];
     if (with_h48)
@@ -440,14 +448,23 @@ static int is_solved(const shared *sh, const onode *n)
 
 /* ---- with the large table */
 
-/* The large table's index of node n seen along axis r. */
-static inline uint64_t large_index(const qs_tables *t, const onode *n, int r)
+/* The large (or extra-large) table's index of node n seen along axis r,
+ * whose flipslice class and symmetry are cs (fs_packed). */
+static inline uint64_t large_index_of(const shared *sh, const onode *n,
+                                      int r, uint32_t cs)
 {
-    uint32_t cs = t->fs_packed[fs_index(n, r)];
+    const qs_tables *t = sh->t;
     int s = (int)(cs & 15);
-    return ((uint64_t)(cs >> 4) * N_SLICE2 +
-            t->slice_order_conj[n->slice[r]][s]) * N_TWIST +
-           t->twist_conj[n->twist[r]][s];
+    uint64_t block =
+        sh->xl ? (uint64_t)(cs >> 4) * N_CSPLIT + t->csplit_conj[n->split[r]][s]
+               : (uint64_t)(cs >> 4) * N_SLICE2 +
+                     t->slice_order_conj[n->slice[r]][s];
+    return block * N_TWIST + t->twist_conj[n->twist[r]][s];
+}
+
+static inline uint64_t large_index(const shared *sh, const onode *n, int r)
+{
+    return large_index_of(sh, n, r, sh->t->fs_packed[fs_index(n, r)]);
 }
 
 /* The compact set's phase-1 index of node n seen along axis r. */
@@ -462,7 +479,7 @@ static inline int tracked_value(const shared *sh, const onode *n, int r)
 {
     if (sh->p1m3)
         return opt_large_value(sh->p1m3, p1_index(sh->t, n, r));
-    return opt_large_value(sh->t->opt_large, large_index(sh->t, n, r));
+    return opt_large_value(sh->large_tab, large_index(sh, n, r));
 }
 
 /* A unit-cost move changes the distance by -1, 0 or +1, which the child's
@@ -480,13 +497,17 @@ static inline int next_dist(int parent, int value)
 }
 
 /* Whether axis r of n is at the tracked table's goal: the large table's
- * (slice edges home in order), or the phase-2 group (slice edges in their
- * slice). */
+ * (slice edges home in order), the extra-large one's (slice edges in their
+ * slice, U-layer corners in the U layer), or the phase-2 group (slice
+ * edges in their slice). */
 static inline int axis_at_goal(const shared *sh, const onode *n, int r)
 {
-    return n->flip[r] == 0 && n->twist[r] == 0 &&
-           (sh->p1m3 ? n->slice[r] / 24 == sh->slice_solved / 24
-                     : n->slice[r] == sh->slice_solved);
+    if (n->flip[r] != 0 || n->twist[r] != 0)
+        return 0;
+    if (sh->p1m3 || sh->xl)
+        return n->slice[r] / 24 == sh->slice_solved / 24 &&
+               (sh->p1m3 || n->split[r] == 0);
+    return n->slice[r] == sh->slice_solved;
 }
 
 /* The tracked distances of the child of n by move m (n's own are
@@ -800,12 +821,9 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
         for (int r = 0; r < N_AXES; r++) {
             const onode *c = &kid[k];
             uint32_t p = t->fs_packed[fs_index(c, r)];
-            int sym = (int)(p & 15);
             cs[k][r] = p;
-            idx[k][r] = ((uint64_t)(p >> 4) * N_SLICE2 +
-                         t->slice_order_conj[c->slice[r]][sym]) * N_TWIST +
-                        t->twist_conj[c->twist[r]][sym];
-            __builtin_prefetch(&t->opt_large[idx[k][r] >> 2]);
+            idx[k][r] = large_index_of(sh, c, r, p);
+            __builtin_prefetch(&sh->large_tab[idx[k][r] >> 2]);
         }
     }
     /* Keep the children within the bound, in order. */
@@ -826,7 +844,7 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
             int beyond = 0;
             for (int r = 0; r < N_AXES && !beyond; r++) {
                 int d = next_dist(n->dist[r],
-                                  opt_large_value(t->opt_large, idx[k][r]));
+                                  opt_large_value(sh->large_tab, idx[k][r]));
                 c->dist[r] = (uint8_t)d;
                 beyond = d > rest;
             }
@@ -1196,6 +1214,7 @@ static void init_frames(shared *sh, const qs_cube *c)
         sh->root.slice[r] = (uint16_t)qs_coord_edge4(&y, 8);
         sh->root.twist[r] = (uint16_t)qs_coord_twist(&y);
         sh->root.fs[r] = flipslice(sh->root.slice[r], sh->root.flip[r]);
+        sh->root.split[r] = (uint8_t)qs_coord_csplit(&y);
         for (int m = 0; m < t->n_moves; m++)
             sh->conj[r][m] = t->move_conj[m][s];
         /* Bit b of a mask in axis r's frame is the cube's move that
@@ -1294,7 +1313,9 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         workers[i].t = t;
     }
     sh->p1m3 = qs_tables_optimal_compact(t) ? t->opt_p1m3 : NULL;
-    sh->large = t->opt_large != NULL && !sh->p1m3;
+    sh->xl = t->opt_xl != NULL && !sh->p1m3;
+    sh->large = (t->opt_large != NULL || sh->xl) && !sh->p1m3;
+    sh->large_tab = sh->xl ? t->opt_xl : t->opt_large;
     sh->tracked = sh->large || sh->p1m3;
     sh->h48 = t->h48;
     sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;

@@ -983,11 +983,13 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
  * is two quarter turns. */
 
 enum { LARGE_CHUNK = 64 }; /* blocks per unit of work */
-#define N_LARGE_BLOCKS ((uint64_t)N_FS_CLASS * N_SLICE2)
 
 typedef struct {
     const qs_tables *t;
     uint8_t *tab;
+    int xl;        /* BLOB_OPT_XL: the third coordinate is csplit, not the
+                      slice order */
+    uint64_t blocks; /* classes x values of the third coordinate */
     int level;     /* forward: entries at this level settle level + 1;
                       backward: unreached entries look for level - 1 */
     int backward;
@@ -1019,38 +1021,54 @@ static inline int large_value(const uint8_t *tab, uint64_t i)
                ((i & 3) * 2) & 3;
 }
 
-/* The block a move sends block (cls, order) to, and the symmetry that
- * takes the child into its class representative's frame. */
-static uint64_t large_child_block(const qs_tables *t, int cls, int order,
-                                  int m, int *sym)
+/* Values of the third coordinate of a block (after the flipslice class,
+ * before the twist). */
+static int large_third_n(int xl)
+{
+    return xl ? N_CSPLIT : N_SLICE2;
+}
+
+/* The block a move sends block (cls, third) to, and the symmetry that
+ * takes the child into its class representative's frame. The class and
+ * symmetry follow from the flipslice alone; the third coordinate, the
+ * slice order or csplit, moves with it and is seen through that symmetry. */
+static uint64_t large_child_block(const qs_tables *t, int xl, int cls,
+                                  int third, int m, int *sym)
 {
     uint32_t fs = t->fs_rep[cls];
-    int ss = (int)(fs / N_FLIP) * 24 + order;
+    int ss = (int)(fs / N_FLIP) * 24 + (xl ? 0 : third);
     int ss2 = move_row(t, t->edge4_move[0], ss)[m];
     int flip2 = move_row(t, t->flip_move, fs % N_FLIP)[m];
     uint32_t packed = t->fs_packed[ss2 / 24 * N_FLIP + flip2];
     *sym = (int)(packed & 15);
-    return (uint64_t)(packed >> 4) * N_SLICE2 + t->slice_order_conj[ss2][*sym];
+    int third2 = xl ? t->csplit_conj[t->csplit_move[third][m]][*sym]
+                    : t->slice_order_conj[ss2][*sym];
+    return (uint64_t)(packed >> 4) * (uint64_t)large_third_n(xl) +
+           (uint64_t)third2;
 }
 
 /* Settles entry (block, twist) and the entries its class's own
  * symmetries make the same cube; returns how many it settled. */
-static uint64_t settle_all(const qs_tables *t, uint8_t *tab, uint64_t block,
-                           int twist, int v)
+static uint64_t settle_all(const qs_tables *t, int xl, uint8_t *tab,
+                           uint64_t block, int twist, int v)
 {
     uint64_t n = (uint64_t)settle(tab, block * N_TWIST + (uint64_t)twist, v);
-    int cls = (int)(block / N_SLICE2), order = (int)(block % N_SLICE2);
+    const int n3 = large_third_n(xl);
+    int cls = (int)(block / (uint64_t)n3), third = (int)(block % (uint64_t)n3);
     unsigned self = t->fs_selfsym[cls] & ~1u;
     if (n && self) {
-        int ss = (int)(t->fs_rep[cls] / N_FLIP) * 24 + order;
+        int ss = xl ? 0 : (int)(t->fs_rep[cls] / N_FLIP) * 24 + third;
         for (int s = 1; s < N_SYM; s++)
-            if (self >> s & 1)
+            if (self >> s & 1) {
+                int third2 = xl ? t->csplit_conj[third][s]
+                                : t->slice_order_conj[ss][s];
                 n += (uint64_t)settle(
                     tab,
-                    ((uint64_t)cls * N_SLICE2 + t->slice_order_conj[ss][s]) *
+                    ((uint64_t)cls * (uint64_t)n3 + (uint64_t)third2) *
                             N_TWIST +
                         t->twist_conj[twist][s],
                     v);
+            }
     }
     return n;
 }
@@ -1076,7 +1094,9 @@ static void *large_worker(void *arg)
     uint8_t *tab = lj->tab;
     const int here = lj->level % 3;
     const int prev = (lj->level + 2) % 3, next = (lj->level + 1) % 3;
-    const uint64_t chunks = (N_LARGE_BLOCKS + LARGE_CHUNK - 1) / LARGE_CHUNK;
+    const uint64_t blocks = lj->blocks;
+    const uint64_t chunks = (blocks + LARGE_CHUNK - 1) / LARGE_CHUNK;
+    const int xl = lj->xl, n3 = large_third_n(xl);
     uint16_t tw[N_TWIST];
     uint64_t child[QS_MOVE_COUNT];
     int csym[QS_MOVE_COUNT];
@@ -1087,8 +1107,8 @@ static void *large_worker(void *arg)
         if (chunk >= chunks || cancelled(lj->job))
             break;
         uint64_t end = (chunk + 1) * LARGE_CHUNK;
-        if (end > N_LARGE_BLOCKS)
-            end = N_LARGE_BLOCKS;
+        if (end > blocks)
+            end = blocks;
         for (uint64_t b = chunk * LARGE_CHUNK; b < end; b++) {
             uint64_t base = b * N_TWIST;
             int want = lj->backward ? 3 : here, n = 0;
@@ -1097,9 +1117,9 @@ static void *large_worker(void *arg)
                     tw[n++] = (uint16_t)w;
             if (n == 0)
                 continue;
-            int cls = (int)(b / N_SLICE2), order = (int)(b % N_SLICE2);
+            int cls = (int)(b / (uint64_t)n3), third = (int)(b % (uint64_t)n3);
             for (int k = 0; k < lj->n_unit; k++)
-                child[k] = large_child_block(t, cls, order, lj->unit[k],
+                child[k] = large_child_block(t, xl, cls, third, lj->unit[k],
                                              &csym[k]);
             if (!lj->backward) {
                 for (int k = 0; k < lj->n_unit; k++) {
@@ -1109,7 +1129,8 @@ static void *large_worker(void *arg)
                                                         tw[j])[m]][s];
                         if (large_value(tab, child[k] * N_TWIST +
                                                  (uint64_t)w2) == 3)
-                            count += settle_all(t, tab, child[k], w2, next);
+                            count += settle_all(t, xl, tab, child[k], w2,
+                                                next);
                     }
                 }
                 continue;
@@ -1135,41 +1156,47 @@ static void *large_worker(void *arg)
     return NULL;
 }
 
-static int generate_opt_large(const qs_tables *t, uint8_t *tab, int threads,
-                              bfs_job *job)
+/* The large table (xl = 0) or the extra-large one (xl = 1): the same
+ * search, over blocks of a class and the slice order or csplit. */
+static int generate_opt_large(const qs_tables *t, int xl, uint8_t *tab,
+                              int threads, bfs_job *job)
 {
     large_job lj;
     memset(&lj, 0, sizeof lj);
     lj.t = t;
     lj.tab = tab;
     lj.job = job;
+    lj.xl = xl;
+    lj.blocks = (uint64_t)N_FS_CLASS * (uint64_t)large_third_n(xl);
+    const uint64_t entries = lj.blocks * N_TWIST;
     for (int m = 0; m < t->n_moves; m++)
         if (t->cost[m] == 1)
             lj.unit[lj.n_unit++] = (uint8_t)m;
-    memset(tab, 0xff, N_OPT_LARGE / 4);
+    memset(tab, 0xff, entries / 4);
 
     qs_cube solved;
     qs_cube_solved(&solved);
     int ss = qs_coord_edge4(&solved, 8);
     uint32_t packed = t->fs_packed[ss / 24 * N_FLIP];
     int s = (int)(packed & 15);
-    uint64_t goal = (uint64_t)(packed >> 4) * N_SLICE2 +
-                    t->slice_order_conj[ss][s];
-    uint64_t reached = settle_all(t, tab, goal, 0, 0), frontier = reached;
+    uint64_t goal = (uint64_t)(packed >> 4) * (uint64_t)large_third_n(xl) +
+                    (xl ? t->csplit_conj[qs_coord_csplit(&solved)][s]
+                        : t->slice_order_conj[ss][s]);
+    uint64_t reached = settle_all(t, xl, tab, goal, 0, 0), frontier = reached;
 
-    for (int d = 0; reached < N_OPT_LARGE; d++) {
+    for (int d = 0; reached < entries; d++) {
         if (d >= 3 * 10) /* far beyond any distance of this coordinate */
             return QS_ERR_TABLES;
-        uint64_t unreached = N_OPT_LARGE - reached;
+        uint64_t unreached = entries - reached;
         /* As bfs(): expand the frontier while it is small, then let the
          * unreached entries look for a neighbour. Forward passes also
          * re-expand entries three, six ... levels back (same two bits),
          * which is cheap while the levels grow tenfold. */
         lj.backward = frontier > unreached / 8;
         lj.level = lj.backward ? d + 1 : d;
-        lj.from = (double)reached / (double)N_OPT_LARGE;
+        lj.from = (double)reached / (double)entries;
         lj.to = lj.backward ? 1.0 : (double)(reached + 13 * frontier) /
-                                     (double)N_OPT_LARGE;
+                                     (double)entries;
         if (lj.to > 1.0)
             lj.to = 1.0;
         atomic_store(&lj.next_chunk, 0);
@@ -1268,7 +1295,7 @@ int qs_blob_count(qs_metric m)
     /* The optimal solver's corner table exists where it is searched; the
      * H48 table in HTM only, so far. */
     if (m == QS_METRIC_HTM)
-        return BLOB_COUNT + 4;
+        return BLOB_COUNT + 5;
     if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's move and corner-path tables are optional
@@ -1351,7 +1378,17 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->kind = 21;
         info->entries = N_OPT_LARGE;
         info->bytes = N_OPT_LARGE / 4; /* N_TWIST * 24 * classes: even */
-        info->optional = 1;
+        /* QTM has no extra-large table: its xl size is the large one. */
+        info->optional = m == QS_METRIC_QTM ? 1 | 8 : 1;
+        return QS_OK;
+    case BLOB_OPT_XL:
+        if (m != QS_METRIC_HTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "optimal-xl";
+        info->kind = 26;
+        info->entries = N_OPT_XL;
+        info->bytes = N_OPT_XL / 4; /* N_TWIST * 70 * classes: 4 divides */
+        info->optional = 8;
         return QS_OK;
     case BLOB_H48:
         if (m != QS_METRIC_HTM)
@@ -1418,7 +1455,7 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         else if (i == BLOB_P1M3)
             err = generate_p1m3(t, buf, threads, &job);
         else
-            err = generate_opt_large(t, buf, threads, &job);
+            err = generate_opt_large(t, i == BLOB_OPT_XL, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);
         if (!err && progress)
             progress(progress_ctx, 1.0);

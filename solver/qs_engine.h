@@ -232,6 +232,7 @@ void qs_sym_cubes(qs_cube out[48]);
 #define N_SLICE2 24        /* 4! order of the slice edges in the slice */
 #define SLICE_SOLVED 494   /* comb of positions 8..11 */
 #define N_SYM 16           /* symmetries that keep the U-D axis */
+#define N_CSPLIT 70        /* C(8,4): the places of the four U-layer corners */
 
 int qs_coord_twist(const qs_cube *c);
 int qs_coord_flip(const qs_cube *c);
@@ -241,6 +242,10 @@ int qs_coord_edge4(const qs_cube *c, int first);
 int qs_coord_corners(const qs_cube *c);
 /* Permutation of the first eight edges, valid in the phase-2 group. */
 int qs_coord_udedges(const qs_cube *c);
+/* Which four corner places hold the U layer's corners (0..69; 0 when they
+ * are home): moves and symmetries act on it without the rest of the
+ * corner permutation. */
+int qs_coord_csplit(const qs_cube *c);
 
 void qs_coord_set_twist(qs_cube *c, int twist);
 void qs_coord_set_flip(qs_cube *c, int flip);
@@ -249,6 +254,9 @@ void qs_coord_set_flip(qs_cube *c, int flip);
 void qs_coord_set_edge4(qs_cube *c, int first, int value);
 void qs_coord_set_corners(qs_cube *c, int corners);
 void qs_coord_set_udedges(qs_cube *c, int udedges);
+/* Places the U layer's corners at the places csplit names, each layer's in
+ * ascending order; orientations are left alone. */
+void qs_coord_set_csplit(qs_cube *c, int csplit);
 
 /* Positions (4 bytes, in member order) of an edge4 value. */
 void qs_coord_edge4_positions(int value, uint8_t pos[4]);
@@ -322,6 +330,17 @@ enum { BLOB_H48 = 4, H48_BLOB_H = 0, H48_BLOB_LEVEL = 1 };
  * of the phase-1 table, whose per-move bits it lacks: the compact size
  * (the H48 table beside it, no two-phase tables) reads every child. */
 enum { BLOB_P1M3 = 5 };
+
+/* The optimal solver's extra-large table (HTM only, optional blob index
+ * BLOB_OPT_XL, qs_blob_info.optional 8): BLOB_OPT_LARGE with the places of
+ * the U-layer corners (csplit, 70 values) in the slice order's stead, so
+ * the goal is "edges and corners oriented, slice edges in their slice,
+ * U-layer corners in the U layer" (the coset space of Rokicki's nxopt31).
+ * Its goal is closed under U and D turns like the large table's. Index:
+ * (class * 70 + csplit) * N_TWIST + twist, both seen in the class
+ * representative's frame; 2 bits per entry, the distance modulo 3. */
+enum { BLOB_OPT_XL = 6 };
+#define N_OPT_XL ((uint64_t)N_FS_CLASS * N_CSPLIT * N_TWIST)
 
 static inline int opt_large_value(const uint8_t *tab, uint64_t i)
 {
@@ -435,6 +454,7 @@ struct qs_tables {
     uint16_t *corners_move;
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
+    uint8_t csplit_move[N_CSPLIT][QS_MOVE_COUNT];
     uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
     /* [N_EDGE4][24]: udedges_of(u, d) for u in the U and D layers, by the
      * order of the D edges (d % 24; their places are the other four) */
@@ -455,6 +475,7 @@ struct qs_tables {
     /* [N_EDGE4] the order of the slice edges (0..23) after S x S^-1: the
      * only part of the conjugated slice coordinate any table index uses */
     uint8_t (*slice_order_conj)[N_SYM];
+    uint8_t csplit_conj[N_CSPLIT][N_SYM]; /* csplit after S x S^-1 */
     /* remap[s][chunk][byte]: a representative's move mask, 8 bits at a
      * time, turned into the mask of the cube that symmetry s maps onto it */
     uint64_t (*remap)[6][256];
@@ -484,6 +505,8 @@ struct qs_tables {
     struct qs_h48 *h48;        /* its coordinate tables, built with it */
     const uint8_t *opt_p1m3;   /* optional blob, NULL when not loaded: 2 bits
                                   per entry, see BLOB_P1M3 */
+    const uint8_t *opt_xl;     /* optional blob, NULL when not loaded: 2 bits
+                                  per entry, see BLOB_OPT_XL */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */

@@ -214,7 +214,7 @@ typedef struct qs_tables qs_tables;
  * concurrently for the same generation. */
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
-#define QS_BLOB_MAX 6
+#define QS_BLOB_MAX 7
 #define QS_BLOB_ROBOT_MEDIUM 8
 
 typedef struct {
@@ -227,10 +227,11 @@ typedef struct {
                               bit 1 the optimal solver's large table and
                               the robot move table, bit 2 the optimal
                               solver's H48 table, bit 4 its compact
-                              phase-1 table, bit 8
-                              (QS_BLOB_ROBOT_MEDIUM) the robot set's
-                              medium size, which wants the corner-path
-                              table but not the move table */
+                              phase-1 table, bit 8 its extra-large
+                              table or (QS_BLOB_ROBOT_MEDIUM, in the robot
+                              set) the robot set's medium size, which
+                              wants the corner-path table but not the
+                              move table */
     int omit;              /* a required blob that some sizes leave out:
                               their bits (the compact size, bit 4, has no
                               two-phase tables) */
@@ -257,6 +258,10 @@ qs_metric qs_tables_metric(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's large table (the
  * optional blob), which makes qs_solve_optimal much faster. */
 int qs_tables_optimal_large(const qs_tables *t);
+/* Nonzero when the set holds the optimal solver's extra-large table (the
+ * HTM set's optional blob optimal-xl), which qs_solve_optimal then prunes
+ * with instead of the large one. */
+int qs_tables_optimal_xl(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's H48 table (the HTM
  * set's optional blob h48c1), which qs_solve_optimal then prunes with. */
 int qs_tables_optimal_h48(const qs_tables *t);

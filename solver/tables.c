@@ -268,6 +268,15 @@ static int init_move_tables(qs_tables *t)
             t->slice2_move[s2][m] =
                 (uint8_t)(v / 24 == SLICE_SOLVED ? v % 24 : 0xff);
         }
+    for (int x = 0; x < N_CSPLIT; x++)
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            qs_cube c;
+            qs_cube_solved(&c);
+            qs_coord_set_csplit(&c, x);
+            if (m < t->n_moves)
+                qs_cube_apply_move(&c, (qs_move)m);
+            t->csplit_move[x][m] = (uint8_t)qs_coord_csplit(&c);
+        }
     return QS_OK;
 }
 
@@ -409,6 +418,15 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
         for (int s = 0; s < N_SYM; s++) {
             conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
             t->slice_order_conj[x][s] = (uint8_t)(qs_coord_edge4(&d, 8) % 24);
+        }
+    }
+    for (int x = 0; x < N_CSPLIT; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        qs_coord_set_csplit(&c, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            t->csplit_conj[x][s] = (uint8_t)qs_coord_csplit(&d);
         }
     }
     /* Bit b of a representative's mask is about move b of the
@@ -560,8 +578,10 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
             t->opt_corners = blobs[BLOB_CORNERS];
             t->opt_large = blobs[BLOB_OPT_LARGE]; /* optional: may be NULL */
         }
-        if (m == QS_METRIC_HTM)
+        if (m == QS_METRIC_HTM) {
             t->opt_p1m3 = blobs[BLOB_P1M3]; /* optional: may be NULL */
+            t->opt_xl = blobs[BLOB_OPT_XL];   /* optional: may be NULL */
+        }
         if (m == QS_METRIC_HTM && blobs[BLOB_H48]) {
             t->h48_blob = blobs[BLOB_H48];
             err = qs_h48_h(t->h48_blob) != H48_BLOB_H ||
@@ -591,6 +611,11 @@ void qs_tables_free(qs_tables *t)
 int qs_tables_optimal_large(const qs_tables *t)
 {
     return t && t->opt_large != NULL;
+}
+
+int qs_tables_optimal_xl(const qs_tables *t)
+{
+    return t && t->opt_xl != NULL;
 }
 
 int qs_tables_optimal_h48(const qs_tables *t)

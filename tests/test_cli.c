@@ -433,8 +433,8 @@ static void count_solution(void *ctx, const qs_solution *s)
 /* solve --optimal --all: one line per optimal solution, each solving the
  * cube in the optimal length, no two alike, commuting opposite-face pairs
  * in parentheses, and as many lines as the library's own enumeration. */
-/* --table-size h48, large+h48 and compact solve optimally like the
- * others, and compact (no two-phase tables) leaves a two-phase solve on
+/* --table-size h48, large+h48, compact, large and xl solve optimally like
+ * the others (xl in QTM too, where it is the large set), and compact (no two-phase tables) leaves a two-phase solve on
  * the small set; the robot search solves with the medium size, which is
  * a usage error elsewhere; sizes that are not one, or the optimal-only
  * sizes for the robot tables, are usage errors. */
@@ -449,8 +449,9 @@ static void test_table_sizes(void **state)
     qs_cube_apply_moves(&cube, sm, sn);
     char facelets[55], *out, *lines[4] = {NULL}, args[256];
     qs_cube_to_facelets(&cube, facelets);
-    const char *sizes[] = {"h48", "large+h48", "compact"};
-    for (int i = 0; i < 3; i++) {
+    const char *sizes[] = {"h48", "large+h48", "compact", "large", "xl",
+                           "xl --metric qtm"};
+    for (int i = 0; i < 6; i++) {
         snprintf(args, sizeof args,
                  "solve --optimal --table-size %s --scramble \"%s\"",
                  sizes[i], scramble);
@@ -459,7 +460,22 @@ static void test_table_sizes(void **state)
         assert_line_solves(facelets, lines[0]);
         qs_move mv[QS_MAX_MOVES];
         int mn = qs_moves_parse(lines[0], mv, QS_MAX_MOVES, NULL, 0);
-        assert_int_equal(mn, 7);
+        if (i < 5) {
+            assert_int_equal(mn, 7);
+        } else { /* QTM: the small set's optimum */
+            char *small, *sl[4] = {NULL};
+            snprintf(args, sizeof args,
+                     "solve --optimal --metric qtm --table-size small "
+                     "--scramble \"%s\"",
+                     scramble);
+            assert_int_equal(run(args, NULL, &small), 0);
+            assert_int_equal(lines_of(small, sl, 4), 1);
+            qs_move sv[QS_MAX_MOVES];
+            int sn2 = qs_moves_parse(sl[0], sv, QS_MAX_MOVES, NULL, 0);
+            assert_int_equal(qs_moves_length(mv, mn, QS_METRIC_QTM),
+                             qs_moves_length(sv, sn2, QS_METRIC_QTM));
+            free(small);
+        }
         free(out);
     }
     snprintf(args, sizeof args, "solve --table-size compact --scramble \"%s\"",
@@ -495,6 +511,19 @@ static void test_table_sizes(void **state)
     assert_int_equal(
         run("tables info --metric robot --robot small", NULL, &out), 0);
     assert_non_null(strstr(out, "robot-corner-paths ok,unused"));
+    free(out);
+    /* xl uses the extra-large table in HTM instead of the large one */
+    assert_int_equal(run("tables info --metric htm --optimal xl", NULL, &out),
+                     0);
+    const char *names[] = {"htm-optimal-xl ", "htm-optimal "},
+               *want[] = {"ok", "ok,unused"};
+    for (int i = 0; i < 2; i++) {
+        const char *line = strstr(out, names[i]);
+        char name[64], status[32];
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "%63s %31s", name, status), 2);
+        assert_string_equal(status, want[i]);
+    }
     free(out);
 }
 

@@ -65,8 +65,16 @@ static void test_round_trips(void **state)
         qs_coord_set_udedges(&c, x);
         assert_int_equal(qs_coord_udedges(&c), x);
     }
+    for (int x = 0; x < N_CSPLIT; x++) {
+        qs_cube_solved(&c);
+        qs_coord_set_csplit(&c, x);
+        assert_int_equal(qs_coord_csplit(&c), x);
+        assert_int_equal(qs_cube_check(&c) == QS_OK,
+                         qs_perm_parity(c.cp, 8) == 0);
+    }
     /* The solved cube has the coordinates the search treats as goals. */
     qs_cube_solved(&c);
+    assert_int_equal(qs_coord_csplit(&c), 0);
     assert_int_equal(qs_coord_edge4(&c, 8), SLICE_SOLVED * 24);
     assert_int_equal(qs_coord_corners(&c), 0);
     assert_int_equal(qs_coord_udedges(&c), 0);
@@ -95,6 +103,8 @@ static void test_move_tables_match_cubies(void **state)
                              qs_coord_edge4(&d, 4));
             assert_int_equal(move_row(t, t->corners_move, qs_coord_corners(&c))[m],
                              qs_coord_corners(&d));
+            assert_int_equal(t->csplit_move[qs_coord_csplit(&c)][m],
+                             qs_coord_csplit(&d));
         }
     }
     /* U/D-edge moves exist only inside the phase-2 group. */
@@ -177,6 +187,12 @@ static void test_symmetry_classes(void **state)
         conjugate(sym, t, s, &c, &d);
         assert_int_equal(qs_coord_corners(&d),
                          t->corner_rep[t->corner_class[corners]]);
+        /* csplit follows every symmetry that keeps the U-D axis */
+        for (s = 0; s < N_SYM; s++) {
+            conjugate(sym, t, s, &c, &d);
+            assert_int_equal(qs_coord_csplit(&d),
+                             t->csplit_conj[qs_coord_csplit(&c)][s]);
+        }
     }
     for (int x = 0; x < N_PERM8; x += 7) {
         qs_cube c, d;

@@ -2196,6 +2196,46 @@ static void test_optimal_sigterm(void **state)
     free_cubes(cubes, 4);
 }
 
+/* A daemon started with --optimal-tables `size` serving HTM says so in
+ * its status, and its optima of two 13-move scrambles equal the
+ * in-process ones. */
+static void check_daemon_optima(const char *size)
+{
+    daemon_proc d;
+    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
+                 "--optimal-tables", size, "--workers", "1", "--log-level",
+                 "warn", NULL);
+    /* the first run in a cold cache generates the table (minutes) */
+    wait_ready(&d, NULL, 900000);
+    void *s = dealer(d.endpoint);
+    expect_htm_optimal_tables(s, size);
+    uint64_t seed = 0x48c1u;
+    cJSON *o;
+    for (int i = 0; i < 2; i++) {
+        char scramble[128], facelets[55], req[512];
+        make_scramble(&seed, 13, 0, scramble, sizeof scramble);
+        scramble_facelets(scramble, facelets);
+        snprintf(req, sizeof req,
+                 "{\"id\":\"%s-%d\",\"op\":\"solve\",\"facelets\":\"%s\","
+                 "\"metric\":\"htm\",\"optimal\":true}",
+                 size, i, facelets);
+        send_str(s, req);
+        o = final_reply(s, 300000);
+        assert_non_null(o);
+        if (strcmp(type_of(o), "result") != 0)
+            fail_msg("%s: %s", scramble, error_code(o));
+        verify_result(o, facelets, QS_METRIC_HTM);
+        int len = length_of(cJSON_GetArrayItem(solutions_of(o), 0)),
+            want = local_optimal(QS_METRIC_HTM, facelets, NULL);
+        if (len != want)
+            fail_msg("%s: daemon with %s %d, local %d", scramble, size,
+                     len, want);
+        cJSON_Delete(o);
+    }
+    zmq_close(s);
+    assert_int_equal(stop_daemon(&d), 0);
+}
+
 /* --optimal-tables h48: the daemon loads the HTM set with the H48 table,
  * says so in its status, and its optima equal the in-process ones; a size
  * that is none of the four is refused at start, and so is compact (which
@@ -2212,7 +2252,8 @@ static void test_optimal_tables_h48(void **state)
     text[got] = '\0';
     int status = pclose(p);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
-    assert_non_null(strstr(text, "'h49' is not small, large, h48 or large+h48"));
+    assert_non_null(
+        strstr(text, "'h49' is not small, large, xl, h48 or large+h48"));
     snprintf(cmd, sizeof cmd, "'%s' --optimal-tables compact 2>&1", exe);
     p = popen(cmd, "r");
     assert_non_null(p);
@@ -2221,41 +2262,15 @@ static void test_optimal_tables_h48(void **state)
     status = pclose(p);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
     assert_non_null(strstr(text, "compact serves optimal solves only"));
-
-    daemon_proc d;
-    start_daemon(&d, "--bind", "tcp://127.0.0.1:0", "--metrics", "htm",
-                 "--optimal-tables", "h48", "--workers", "1", "--log-level",
-                 "warn", NULL);
-    /* the first run in a cold cache generates the table (a minute) */
-    wait_ready(&d, NULL, 600000);
-    void *s = dealer(d.endpoint);
-    expect_htm_optimal_tables(s, "h48");
-    uint64_t seed = 0x48c1u;
-    cJSON *o;
-    for (int i = 0; i < 2; i++) {
-        char scramble[128], facelets[55], req[512];
-        make_scramble(&seed, 13, 0, scramble, sizeof scramble);
-        scramble_facelets(scramble, facelets);
-        snprintf(req, sizeof req,
-                 "{\"id\":\"h48-%d\",\"op\":\"solve\",\"facelets\":\"%s\","
-                 "\"metric\":\"htm\",\"optimal\":true}",
-                 i, facelets);
-        send_str(s, req);
-        o = final_reply(s, 300000);
-        assert_non_null(o);
-        if (strcmp(type_of(o), "result") != 0)
-            fail_msg("%s: %s", scramble, error_code(o));
-        verify_result(o, facelets, QS_METRIC_HTM);
-        int len = length_of(cJSON_GetArrayItem(solutions_of(o), 0)),
-            want = local_optimal(QS_METRIC_HTM, facelets, NULL);
-        if (len != want)
-            fail_msg("%s: daemon with h48 %d, local %d", scramble, len, want);
-        cJSON_Delete(o);
-    }
-    zmq_close(s);
-    assert_int_equal(stop_daemon(&d), 0);
+    check_daemon_optima("h48");
 }
 
+/* --optimal-tables xl: the same with the extra-large table. */
+static void test_optimal_tables_xl(void **state)
+{
+    (void)state;
+    check_daemon_optima("xl");
+}
 /* The "optimal: length N: found|none" lines of a progress log, without
  * their node counts and times, which differ between runs. */
 static void progress_lines(const char *path, char *out, size_t len)
@@ -2455,6 +2470,7 @@ int main(void)
         TEST(test_table_fifo),
         TEST(test_optimal_sigterm),
         TEST(test_optimal_tables_h48),
+        TEST(test_optimal_tables_xl),
         TEST(test_curve_refuses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,8 +24,9 @@ static qtab_set *two_phase_sets[2]; /* beside a compact set, which has no
  * (test_optimal_h48; QTM then has the small tables), `test_optimal
  * large+h48` with both (test_optimal_large_h48), `test_optimal compact`
  * with the compact set in HTM (test_optimal_compact: the H48 table and the
- * 2-bit phase-1 table, no two-phase tables; QTM small), `test_optimal`
- * with the small tables. */
+ * 2-bit phase-1 table, no two-phase tables; QTM small), `test_optimal xl`
+ * with the extra-large table in HTM (test_optimal_xl; QTM large),
+ * `test_optimal` with the small tables. */
 static qtab_optimal_size table_size = QTAB_OPTIMAL_SMALL;
 
 static const char *superflip =
@@ -35,8 +36,13 @@ static const qs_tables *tables(qs_metric m)
 {
     if (!sets[m]) {
         sets[m] = test_open_tables_sized(m, table_size);
+        /* xl is the large table's stead in HTM and the large set in QTM */
+        int xl = table_size == QTAB_OPTIMAL_XL;
         assert_int_equal(qs_tables_optimal_large(qtab_set_tables(sets[m])),
-                         (table_size & QTAB_OPTIMAL_LARGE) != 0);
+                         (table_size & QTAB_OPTIMAL_LARGE) ||
+                             (xl && m == QS_METRIC_QTM));
+        assert_int_equal(qs_tables_optimal_xl(qtab_set_tables(sets[m])),
+                         xl && m == QS_METRIC_HTM);
         assert_int_equal(qs_tables_optimal_h48(qtab_set_tables(sets[m])),
                          (table_size & QTAB_OPTIMAL_H48) &&
                              m == QS_METRIC_HTM);
@@ -569,6 +575,8 @@ int main(int argc, char **argv)
         table_size = QTAB_OPTIMAL_LARGE_H48;
     if (argc > 1 && strcmp(argv[1], "compact") == 0)
         table_size = QTAB_OPTIMAL_COMPACT;
+    if (argc > 1 && strcmp(argv[1], "xl") == 0)
+        table_size = QTAB_OPTIMAL_XL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_solved),

@@ -9,7 +9,8 @@
  * that carry the tilt class, the large robot table's per-turn deltas,
  * the corner table and the corner-path table included. The compact
  * optimal set's 2-bit phase-1 table must hold the same distances modulo
- * 3, and that set must leave the two-phase tables out.
+ * 3, and that set must leave the two-phase tables out. The extra-large
+ * optimal table must hold its goal's exact distances modulo 3.
  */
 #include "testutil.h"
 
@@ -878,6 +879,86 @@ static void test_phase1_mod3(void **state)
     qtab_close(set);
 }
 
+/* ---- the optimal solver's extra-large table (BLOB_OPT_XL)
+ * key = p1_key * 70 + csplit: the raw coordinates of its goal */
+
+static void xl_expand(state_map *map, const qs_tables *t, uint64_t key,
+                      int d, int radius)
+{
+    int split = (int)(key % N_CSPLIT);
+    for (int m = 0; m < t->n_moves; m++)
+        if (d + t->cost[m] <= radius)
+            map_lower(map,
+                      p1_child(t, key / N_CSPLIT, m) * N_CSPLIT +
+                          t->csplit_move[split][m],
+                      d + t->cost[m]);
+}
+
+static uint64_t xl_index(const qs_tables *t, uint64_t key)
+{
+    int split = (int)(key % N_CSPLIT);
+    uint64_t p1 = key / N_CSPLIT;
+    int twist = (int)(p1 % N_TWIST), fs = (int)(p1 / N_TWIST);
+    int sym = t->fs_sym[fs];
+    return ((uint64_t)t->fs_class[fs] * N_CSPLIT + t->csplit_conj[split][sym]) *
+               N_TWIST +
+           t->twist_conj[twist][sym];
+}
+
+static void test_xl_table(void **state)
+{
+    (void)state;
+    qtab_set *set = test_open_tables_sized(QS_METRIC_HTM, QTAB_OPTIMAL_XL);
+    const qs_tables *t = qtab_set_tables(set);
+    assert_true(qs_tables_optimal_xl(t));
+    assert_false(qs_tables_optimal_large(t)); /* xl replaces it in HTM */
+    const uint8_t *p = t->opt_xl;
+
+    uint64_t rng = 0x5eed5eedu;
+
+    /* Within the radius, the exact distance modulo 3 of the raw
+     * coordinate's breadth-first search, seen through the lookup's
+     * symmetry. */
+    state_map map;
+    map_init(&map, 24);
+    map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0) * N_CSPLIT, 0);
+    map_search(&map, t, 5, xl_expand);
+    uint64_t checked = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        assert_int_equal(opt_large_value(p, xl_index(t, map.keys[i] - 1)),
+                         map.dist[i] % 3);
+        checked++;
+    }
+    assert_true(checked > 100000);
+    map_free(&map);
+
+    /* Everywhere: every entry reached (3 marks unreached), and a random
+     * state's distance modulo 3 is one its neighbours' values allow: a
+     * move changes the distance by at most one. */
+    for (int k = 0; k < 200000; k++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t key = (rng >> 11) % ((uint64_t)N_FLIPSLICE * N_TWIST *
+                                      N_CSPLIT);
+        int v = opt_large_value(p, xl_index(t, key));
+        assert_true(v < 3);
+        int closer = 0;
+        for (int m = 0; m < 18; m++) {
+            uint64_t kid = p1_child(t, key / N_CSPLIT, m) * N_CSPLIT +
+                           t->csplit_move[key % N_CSPLIT][m];
+            int w = opt_large_value(p, xl_index(t, kid));
+            assert_true(w < 3);
+            closer |= w == (v + 2) % 3;
+        }
+        /* some move leads one closer, unless this is the goal itself */
+        assert_true(closer || v == 0);
+    }
+    print_message("optimal-xl: %llu entries within 5 moves and 200,000 "
+                  "sampled checked\n", (unsigned long long)checked);
+    qtab_close(set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -889,6 +970,7 @@ int main(void)
         cmocka_unit_test(test_h48_coordinate),
         cmocka_unit_test(test_h48_table),
         cmocka_unit_test(test_phase1_mod3),
+        cmocka_unit_test(test_xl_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

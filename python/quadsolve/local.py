@@ -92,7 +92,8 @@ class Solver:
 
     tables: the table directory (default $QUADSOLVE_TABLES, else
     ~/.cache/quadsolve). threads: search and table-generation threads (0:
-    the library's defaults). table_size: "large" (default), "medium" (the
+    the library's defaults). table_size: "large" (default: the fastest
+    sets, with the optimal solver's 2.47 GB xl table in HTM), "medium" (the
     880 MB robot set, for a 2 GB Raspberry Pi) or "small" (the 734 MB
     robot set, for a 1 GB one; see docs/raspberry-pi.md)."""
 
