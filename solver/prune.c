@@ -970,17 +970,19 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
     return err;
 }
 
-/* ---- the optimal solver's large table (BLOB_OPT_LARGE)
+/* ---- the optimal solver's large and extra-large tables (BLOB_OPT_LARGE,
+ * BLOB_OPT_XL)
  *
  * A breadth-first search of its own rather than bfs(): at 3.4e9 entries
- * a byte per entry would need 3.4 GB, while the 2-bit entries themselves
- * (value 3 = not reached) are enough to run it, so generation needs no
- * more memory than the table. The entries of one (class, order) block are
- * its 2,187 twists: a move sends the whole block to one block (the child's
- * class, symmetry and order depend on the flipslice and order only), so the
- * flipslice work is done once per block and move and the twist loop writes
- * within 550 bytes. Only unit-cost moves are expanded: in QTM a half turn
- * is two quarter turns. */
+ * (9.9e9 for xl) a byte per entry would need 3.4 GB, while the 2-bit
+ * entries themselves (value 3 = not reached) are enough to run it, so
+ * generation needs no more memory than the table. The entries of one
+ * (class, order) block, (class, csplit) for xl, are its 2,187 twists: a
+ * move sends the whole block to one block (the child's class, symmetry and
+ * third coordinate depend on the flipslice and that coordinate only), so
+ * the flipslice work is done once per block and move and the twist loop
+ * writes within 550 bytes. Only unit-cost moves are expanded: in QTM a
+ * half turn is two quarter turns. */
 
 enum { LARGE_CHUNK = 64 }; /* blocks per unit of work */
 
