@@ -443,11 +443,15 @@ static void *loader_main(void *arg)
             qlog_write(s->log, QLOG_INFO, "%s tables ready in %.0f ms",
                        qs_metric_name(m), now_ms() - t0);
             /* The H48 and xl tables exist in HTM only: QTM sets never
-             * have them (its xl size is the large set). */
-            int wanted = (int)s->cfg->optimal_tables &
-                         (m == QS_METRIC_HTM
-                              ? QTAB_OPTIMAL_LARGE_H48 | QTAB_OPTIMAL_XL
-                              : QTAB_OPTIMAL_LARGE);
+             * have them, and their xl size is the large set. */
+            int asked = (int)s->cfg->optimal_tables;
+            int wanted = m == QS_METRIC_HTM
+                             ? asked & (QTAB_OPTIMAL_LARGE_H48 |
+                                        QTAB_OPTIMAL_XL)
+                             : (asked & (QTAB_OPTIMAL_LARGE |
+                                         QTAB_OPTIMAL_XL))
+                                   ? QTAB_OPTIMAL_LARGE
+                                   : 0;
             qtab_optimal_size held = optimal_tables_held(set);
             if (qsv_optimal_supported(m) && (wanted & ~(int)held))
                 qlog_write(s->log, QLOG_WARN,

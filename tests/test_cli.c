@@ -433,6 +433,24 @@ static void count_solution(void *ctx, const qs_solution *s)
 /* solve --optimal --all: one line per optimal solution, each solving the
  * cube in the optimal length, no two alike, commuting opposite-face pairs
  * in parentheses, and as many lines as the library's own enumeration. */
+/* The length in metric m of `solve --optimal --table-size SIZE_ARGS` on
+ * scramble, whose one line must solve facelets. */
+static int optimal_length(const char *size_args, const char *scramble,
+                          const char *facelets, qs_metric m)
+{
+    char args[256], *out, *lines[4] = {NULL};
+    snprintf(args, sizeof args,
+             "solve --optimal --table-size %s --scramble \"%s\"", size_args,
+             scramble);
+    assert_int_equal(run(args, NULL, &out), 0);
+    assert_int_equal(lines_of(out, lines, 4), 1);
+    assert_line_solves(facelets, lines[0]);
+    qs_move mv[QS_MAX_MOVES];
+    int n = qs_moves_parse(lines[0], mv, QS_MAX_MOVES, NULL, 0);
+    free(out);
+    return qs_moves_length(mv, n, m);
+}
+
 /* --table-size h48, large+h48, compact, large and xl solve optimally like
  * the others (xl in QTM too, where it is the large set), and compact (no two-phase tables) leaves a two-phase solve on
  * the small set; the robot search solves with the medium size, which is
@@ -449,35 +467,15 @@ static void test_table_sizes(void **state)
     qs_cube_apply_moves(&cube, sm, sn);
     char facelets[55], *out, *lines[4] = {NULL}, args[256];
     qs_cube_to_facelets(&cube, facelets);
-    const char *sizes[] = {"h48", "large+h48", "compact", "large", "xl",
-                           "xl --metric qtm"};
-    for (int i = 0; i < 6; i++) {
-        snprintf(args, sizeof args,
-                 "solve --optimal --table-size %s --scramble \"%s\"",
-                 sizes[i], scramble);
-        assert_int_equal(run(args, NULL, &out), 0);
-        assert_int_equal(lines_of(out, lines, 4), 1);
-        assert_line_solves(facelets, lines[0]);
-        qs_move mv[QS_MAX_MOVES];
-        int mn = qs_moves_parse(lines[0], mv, QS_MAX_MOVES, NULL, 0);
-        if (i < 5) {
-            assert_int_equal(mn, 7);
-        } else { /* QTM: the small set's optimum */
-            char *small, *sl[4] = {NULL};
-            snprintf(args, sizeof args,
-                     "solve --optimal --metric qtm --table-size small "
-                     "--scramble \"%s\"",
-                     scramble);
-            assert_int_equal(run(args, NULL, &small), 0);
-            assert_int_equal(lines_of(small, sl, 4), 1);
-            qs_move sv[QS_MAX_MOVES];
-            int sn2 = qs_moves_parse(sl[0], sv, QS_MAX_MOVES, NULL, 0);
-            assert_int_equal(qs_moves_length(mv, mn, QS_METRIC_QTM),
-                             qs_moves_length(sv, sn2, QS_METRIC_QTM));
-            free(small);
-        }
-        free(out);
-    }
+    const char *sizes[] = {"h48", "large+h48", "compact", "large", "xl"};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(
+            optimal_length(sizes[i], scramble, facelets, QS_METRIC_HTM), 7);
+    /* in QTM, xl (the large set) finds the small set's optimum */
+    assert_int_equal(
+        optimal_length("xl --metric qtm", scramble, facelets, QS_METRIC_QTM),
+        optimal_length("small --metric qtm", scramble, facelets,
+                       QS_METRIC_QTM));
     snprintf(args, sizeof args, "solve --table-size compact --scramble \"%s\"",
              scramble);
     assert_int_equal(run(args, NULL, &out), 0);
