@@ -12,7 +12,8 @@
 # table of NISSY_SOLVER (default h48h3) in DIR/tables (its shell's
 # `gendata -solver h48h3`, about 13 minutes here); all of it fetched and
 # built outside this repository. Without NISSY_DIR only our side runs.
-# TABLE_SIZE (large, small, h48 or large+h48, default large; several,
+# TABLE_SIZE (xl, large, small, compact, h48 or large+h48; default large,
+# as when the earlier sections of docs/benchmarks.md ran it; several,
 # space-separated, run one after the other in each pass) picks our
 # optimal tables, PASSES (default 2) the alternations, THREADS (default 2)
 # our threads, BUILD (default build) our build.
