@@ -207,12 +207,13 @@ static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
         out->iep[i] = pm->ep[n->iep[i]];
 }
 
-/* The move-table rows of a node: flip, slice and twist along each axis,
- * and corners. A node making several children finds them once (the
+/* The move-table rows of a node: flip, slice, twist and csplit along each
+ * axis, and corners. A node making several children finds them once (the
  * children are written through pointers the compiler cannot keep apart
  * from the tables, so it would find them again for each). */
 typedef struct {
     const uint16_t *flip[N_AXES], *slice[N_AXES], *twist[N_AXES], *corners;
+    const uint8_t *split[N_AXES];
 } node_rows;
 
 static inline __attribute__((always_inline)) void
@@ -222,6 +223,7 @@ rows_of(const qs_tables *t, const onode *n, node_rows *rows)
         rows->flip[r] = move_row(t, t->flip_move, n->flip[r]);
         rows->slice[r] = move_row(t, t->edge4_move[0], n->slice[r]);
         rows->twist[r] = move_row(t, t->twist_move, n->twist[r]);
+        rows->split[r] = t->csplit_move[n->split[r]];
     }
     rows->corners = move_row(t, t->corners_move, n->corners);
 }
@@ -239,7 +241,7 @@ apply_rows(const shared *sh, const onode *n, const node_rows *rows, int m,
         out->slice[r] = rows->slice[r][mr];
         out->twist[r] = rows->twist[r][mr];
         out->fs[r] = flipslice(out->slice[r], out->flip[r]);
-        out->split[r] = sh->t->csplit_move[n->split[r]][mr];
+        out->split[r] = rows->split[r][mr];
     }
     out->corners = rows->corners[m];
     if (with_h48)
