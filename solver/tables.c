@@ -185,6 +185,10 @@ static int get_edge4(const qs_cube *c, int first) { return qs_coord_edge4(c, fir
 static void set_edge4(qs_cube *c, int first, int v) { qs_coord_set_edge4(c, first, v); }
 static int get_corners(const qs_cube *c, int arg) { (void)arg; return qs_coord_corners(c); }
 static void set_corners(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_corners(c, v); }
+static int get_udedges(const qs_cube *c, int arg) { (void)arg; return qs_coord_udedges(c); }
+static void set_udedges(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_udedges(c, v); }
+static int get_csplit(const qs_cube *c, int arg) { (void)arg; return qs_coord_csplit(c); }
+static void set_csplit(qs_cube *c, int arg, int v) { (void)arg; qs_coord_set_csplit(c, v); }
 
 /* udedges_of from scratch, for filling udedges_pair. */
 static int udedges_rank(const qs_tables *t, int u, int d)
@@ -360,6 +364,30 @@ static int get_flipslice(const qs_cube *c)
 static void set_corner_perm(qs_cube *c, int x) { qs_coord_set_corners(c, x); }
 static int get_corner_perm(const qs_cube *c) { return qs_coord_corners(c); }
 
+/* Conjugation table of a coordinate: entry (x, s) is the coordinate of
+ * S x S^-1 for each of the first N_SYM symmetries, modulo `mod` when mod
+ * is not 0; written to out16 or to out8, whichever is not NULL. */
+static void fill_conj_table(const qs_tables *t, const qs_cube sym[48], int n,
+                            coord_get get, coord_set set, int arg, int mod,
+                            uint16_t *out16, uint8_t *out8)
+{
+    for (int x = 0; x < n; x++) {
+        qs_cube c, d;
+        qs_cube_solved(&c);
+        set(&c, arg, x);
+        for (int s = 0; s < N_SYM; s++) {
+            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            int v = get(&d, arg);
+            if (mod)
+                v %= mod;
+            if (out16)
+                out16[(size_t)x * N_SYM + s] = (uint16_t)v;
+            else
+                out8[(size_t)x * N_SYM + s] = (uint8_t)v;
+        }
+    }
+}
+
 static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 {
     t->fs_class = carve(t, sizeof *t->fs_class * N_FLIPSLICE);
@@ -393,42 +421,14 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
                    t->corner_selfsym, N_CORNER_CLASS);
     if (err)
         return err;
-    for (int x = 0; x < N_TWIST; x++) {
-        qs_cube c, d;
-        qs_cube_solved(&c);
-        qs_coord_set_twist(&c, x);
-        for (int s = 0; s < N_SYM; s++) {
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->twist_conj[x][s] = (uint16_t)qs_coord_twist(&d);
-        }
-    }
-    for (int x = 0; x < N_PERM8; x++) {
-        qs_cube c, d;
-        qs_cube_solved(&c);
-        qs_coord_set_udedges(&c, x);
-        for (int s = 0; s < N_SYM; s++) {
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->udedges_conj[x][s] = (uint16_t)qs_coord_udedges(&d);
-        }
-    }
-    for (int x = 0; x < N_EDGE4; x++) {
-        qs_cube c, d;
-        qs_cube_solved(&c);
-        qs_coord_set_edge4(&c, 8, x);
-        for (int s = 0; s < N_SYM; s++) {
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->slice_order_conj[x][s] = (uint8_t)(qs_coord_edge4(&d, 8) % 24);
-        }
-    }
-    for (int x = 0; x < N_CSPLIT; x++) {
-        qs_cube c, d;
-        qs_cube_solved(&c);
-        qs_coord_set_csplit(&c, x);
-        for (int s = 0; s < N_SYM; s++) {
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
-            t->csplit_conj[x][s] = (uint8_t)qs_coord_csplit(&d);
-        }
-    }
+    fill_conj_table(t, sym, N_TWIST, get_twist, set_twist, 0, 0,
+                    &t->twist_conj[0][0], NULL);
+    fill_conj_table(t, sym, N_PERM8, get_udedges, set_udedges, 0, 0,
+                    &t->udedges_conj[0][0], NULL);
+    fill_conj_table(t, sym, N_EDGE4, get_edge4, set_edge4, 8, 24, NULL,
+                    &t->slice_order_conj[0][0]);
+    fill_conj_table(t, sym, N_CSPLIT, get_csplit, set_csplit, 0, 0, NULL,
+                    &t->csplit_conj[0][0]);
     /* Bit b of a representative's mask is about move b of the
      * representative R = S x S^-1; for x that is move S^-1 b S. */
     for (int s = 0; s < N_SYM; s++)
