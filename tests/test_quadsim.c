@@ -122,8 +122,13 @@ static int expand(const robot_sim *rs, const robot_step *s, fwp_step *out,
     if (s->kind == ROBOT_STEP_TURN) {
         int pos[2], q[2];
         int k = turn_faces(s->arg, pos, q);
-        for (int i = 0; i < k; i++)
-            mid.action[gripper_at(pos[i])] = rotate_action(q[i]);
+        for (int i = 0; i < k; i++) {
+            /* A model that turned U or D would be a failure of the
+             * test, not a write before the array. */
+            int g = gripper_at(pos[i]);
+            assert_in_range(g, 0, FWP_GRIPPERS - 1);
+            mid.action[g] = rotate_action(q[i]);
+        }
     } else if (s->kind == ROBOT_STEP_TILT) {
         int g0 = s->arg == ROBOT_TILT_RL ? FWP_GRIPPER_R : FWP_GRIPPER_F;
         mid.action[g0] = FWP_ACT_TILT_CW;
