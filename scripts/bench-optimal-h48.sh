@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# The optimal solver side by side with nissy-core's H48 solver
-# (docs/benchmarks.md, issue 16): the same random cubes, 2 threads each,
-# runs alternated (ours, H48, ours, H48) so the noise of the machine shows.
+# The optimal solver side by side with nissy-core's H48 solver and with
+# vcube (docs/benchmarks.md, issue 16): the same random cubes, 2 threads
+# each, runs alternated (ours, H48, vcube, ours, H48, vcube) so the noise
+# of the machine shows.
 #
-#   NISSY_DIR=DIR bash scripts/bench-optimal-h48.sh [COUNT] [SEED]
-#        (defaults 8 cubes, seed 20261125)
+#   NISSY_DIR=DIR VCUBE_DIR=DIR2 bash scripts/bench-optimal-h48.sh [COUNT] [SEED]
+#        (defaults 8 cubes, seed 20261125; CUBES=FILE takes the first
+#        COUNT cubes of FILE instead, e.g. ../shared/bench/random-1k.txt)
 #
 # DIR is a checkout of sebastianotronto/nissy-core built there with
 # NISSY_BUILD_THREADS=2 (./build.sh shell makes nissy.o), its tool
 # tools/301_solve_file compiled against nissy.o as DIR/solve_file, and the
 # table of NISSY_SOLVER (default h48h3) in DIR/tables (its shell's
 # `gendata -solver h48h3`, about 13 minutes here); all of it fetched and
-# built outside this repository. Without NISSY_DIR only our side runs.
+# built outside this repository. DIR2 is a checkout of Voltara/vcube built
+# with CMake into DIR2/build (clang, AVX2), its table of coordinate
+# VCUBE_COORD (default 112: nxopt's corner split, edge orientation and
+# slice places, 2.42 GiB, the coset space of our `xl`) generated there by
+# `vc-optimal -c 112 -n` (7.5 minutes here), and 2 MiB huge pages
+# reserved for it as its README advises (`echo 1300 >
+# /proc/sys/vm/nr_hugepages`; without them it runs a third slower here).
+# Without NISSY_DIR or VCUBE_DIR that side does not run.
 # TABLE_SIZE (xl, large, small, compact, h48 or large+h48; default large,
 # as when the earlier sections of docs/benchmarks.md ran it; several,
 # space-separated, run one after the other in each pass) picks our
@@ -20,9 +29,12 @@
 #
 # Time per cube is each solver's own, with its table already in memory:
 # ours is the solve's time_ms, H48's the solve_file tool's "Total time"
-# (it loads the table before it starts the clock). H48 is given each cube
-# as a scramble: the inverse of our 10 ms two-phase solution, which makes
-# the same cube. Every solution of both sides is applied to its cube by
+# (it loads the table before it starts the clock). vcube solves one cube
+# per thread, so it runs every cube in one process with $THREADS workers;
+# its time per cube is that run's wall time (after its table is loaded)
+# divided by the cubes, printed as "wall per cube" beside each cube's own
+# single-thread time. The anchors are given each cube as a scramble: the
+# inverse of our 10 ms two-phase solution, which makes the same cube. Every solution of both sides is applied to its cube by
 # `quadsolve compare`; a missing or wrong one counts as a failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,12 +46,21 @@ passes=${PASSES:-2}
 sizes=${TABLE_SIZE:-large}
 solver=${NISSY_SOLVER:-h48h3}
 nissy=${NISSY_DIR:-}
+vcube=${VCUBE_DIR:-}
+coord=${VCUBE_COORD:-112}
 source scripts/bench-lib.sh
 bench_init
 
-bench_cubes "$count" "$seed"
-echo "== $count cubes (quadsolve random $count --seed $seed), $threads" \
-     "threads, our tables $sizes${nissy:+, nissy-core $solver}"
+if [ -n "${CUBES:-}" ]; then
+    bench_cubes 1 1 # the machine line
+    head -n "$count" "$CUBES" >"$tmp/cubes"
+    from="the first $count of $CUBES"
+else
+    bench_cubes "$count" "$seed"
+    from="quadsolve random $count --seed $seed"
+fi
+echo "== $count cubes ($from), $threads threads, our tables" \
+     "$sizes${nissy:+, nissy-core $solver}${vcube:+, vcube $coord}"
 
 # scrambles: the inverse of a two-phase solution of each cube
 "$qs" solve --metric htm --time-ms 10 --threads "$threads" <"$tmp/cubes" |
@@ -80,6 +101,23 @@ print(float(ms.group(1)) * 1000 if ms else -1, file=open(sys.argv[1] + ".ms", "a
     done <"$tmp/scrambles"
 }
 
+# vcube OUT: one run over every scramble, $threads cubes at a time.
+vcube_run() {
+    (cd "$vcube/build" && ./vc-optimal -c "$coord" -w "$threads" -O) \
+        <"$tmp/scrambles" 2>"$1.err" | /usr/bin/python3 -c '
+import re, sys
+out, ms = open(sys.argv[1], "w"), open(sys.argv[1] + ".ms", "w")
+for line in sys.stdin:
+    # "index seconds length moves...": the moves are the fields that are
+    # face turns (a solved cube has none)
+    f = line.split()
+    print(" ".join(m for m in f[3:] if re.fullmatch(r"[URFDLB][2\x27]?", m)),
+          file=out)
+    print(float(f[1]) * 1000, file=ms)
+' "$1"
+    sed -n 's/^Total time: \([0-9.]*\) real.*/\1/p' "$1.err" >"$1.wall"
+}
+
 labels=()
 for pass in $(seq 1 "$passes"); do
     for size in $sizes; do
@@ -89,6 +127,10 @@ for pass in $(seq 1 "$passes"); do
     if [ -n "$nissy" ]; then
         h48 "$tmp/nissy-$pass"
         labels+=("nissy-$pass=$tmp/nissy-$pass")
+    fi
+    if [ -n "$vcube" ]; then
+        vcube_run "$tmp/vcube-$pass"
+        labels+=("vcube-$pass=$tmp/vcube-$pass")
     fi
 done
 "$qs" compare "$tmp/cubes" "${labels[@]}" --json >"$tmp/all.json" || true
@@ -108,5 +150,11 @@ for label, path in labels:
           f"{statistics.mean(t) if t else 0:.2f} s, median "
           f"{statistics.median(t) if t else 0:.2f} s, max "
           f"{max(t) if t else 0:.2f} s")
+    try:
+        wall = float(open(path + ".wall").read())
+        print(f"  wall per cube {wall / len(rows):.2f} s ({wall:.1f} s for "
+              f"{len(rows)} cubes, one per thread at a time)")
+    except (OSError, ValueError):
+        pass
     print("  per cube (s):", " ".join(f"{x / 1000:.2f}" for x in ms))
 EOF
