@@ -9,6 +9,7 @@
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
 #   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
 #                   prints the machine line
+#   bench_machine   prints the machine line (cores and load average)
 #   bench_anchor DIR OUT PATTERN COUNT CMD...
 #                   runs CMD in DIR with one "solve CUBE" line per cube on
 #                   its input and its output in OUT, and stops it once OUT
@@ -28,9 +29,13 @@ bench_init() {
     fi
 }
 
+bench_machine() {
+    echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 bench_cubes() {
     "$qs" random "$1" --seed "$2" >"$tmp/cubes"
-    echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    bench_machine
 }
 
 bench_anchor() {

@@ -34,8 +34,9 @@
 # its time per cube is that run's wall time (after its table is loaded)
 # divided by the cubes, printed as "wall per cube" beside each cube's own
 # single-thread time. The anchors are given each cube as a scramble: the
-# inverse of our 10 ms two-phase solution, which makes the same cube. Every solution of both sides is applied to its cube by
-# `quadsolve compare`; a missing or wrong one counts as a failure.
+# inverse of our 10 ms two-phase solution, which makes the same cube.
+# Every solution of every side is applied to its cube by `quadsolve
+# compare`; a missing or wrong one counts as a failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -48,11 +49,19 @@ solver=${NISSY_SOLVER:-h48h3}
 nissy=${NISSY_DIR:-}
 vcube=${VCUBE_DIR:-}
 coord=${VCUBE_COORD:-112}
+if [ -n "$vcube" ] && [ ! -x "$vcube/build/vc-optimal" ]; then
+    echo "VCUBE_DIR: no $vcube/build/vc-optimal (build vcube there first)" >&2
+    exit 2
+fi
+if [ -n "${CUBES:-}" ] && [ ! -r "$CUBES" ]; then
+    echo "CUBES: cannot read $CUBES" >&2
+    exit 2
+fi
 source scripts/bench-lib.sh
 bench_init
 
 if [ -n "${CUBES:-}" ]; then
-    bench_cubes 1 1 # the machine line
+    bench_machine
     head -n "$count" "$CUBES" >"$tmp/cubes"
     from="the first $count of $CUBES"
 else
