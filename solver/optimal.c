@@ -16,7 +16,13 @@
  * phase-1 entries still pick the moves worth making (dfs_large). The
  * extra-large table (opt_xl) takes its place where the set has it: the
  * same search, with the places of the U-layer corners (csplit) in the
- * slice order's stead, 70 values instead of 24.
+ * slice order's stead, 70 values instead of 24. Without the H48 table
+ * that search bounds each node's inverse too (carried along as
+ * cubies seen along each axis): the least distance along each axis that
+ * agrees with the table's entry modulo 3 and is at least the inverse's
+ * phase-1 distance. It cuts children, and an inverse axis at its budget
+ * rules out the next moves its goal holds before any child is made
+ * (inverse_cut, dfs_large_node).
  *
  * With the optional H48 table (tables with h48, qs_internal.h) the bound
  * of every node also takes that table's: the distance to "corners
@@ -60,6 +66,14 @@ enum {
  * inverse's bound tight. */
 #define QUARTER_TURNS (0x3ffffull & ~0x12492ull)
 
+/* A cube's cubies laid out for byte shuffles: corner permutation then
+ * twists in c, edge permutation and flips in ep and eo, 12 bytes each and
+ * 4 of padding (whatever values: no coordinate reads them). */
+typedef struct {
+    _Alignas(16) uint8_t c[16];
+    uint8_t ep[16], eo[16];
+} icube;
+
 /* A position as the search tracks it: the phase-1 coordinates in each
  * axis's frame, and in the cube's own frame what the corner table and the
  * final solved test need. */
@@ -78,7 +92,18 @@ typedef struct {
      * follows from corners and twist[0]) and the inverse's cubies. */
     uint16_t esep;
     uint8_t icp[8], ico[8], iep[12];
+    /* Only in the search that bounds the inverse too (large or xl):
+     * the inverse's phase-1 distance along each axis, the least distance
+     * along each axis to the large table's goal that agrees with its entry
+     * and is at least that, and the inverse seen along each axis. */
+    uint8_t ip1[N_AXES], ilb[N_AXES];
+    icube inv[N_AXES];
 } onode;
+
+/* What a node carries beyond its coordinates (the `carry` of the search
+ * bodies, a constant wherever they are inlined): nothing, the H48
+ * fields, or the inverse seen along each axis and its bounds. */
+enum { CARRY_NONE = 0, CARRY_H48 = 1, CARRY_INV = 2 };
 
 /* A node's pruning entries: one phase-1 entry and its symmetry per axis. */
 typedef struct {
@@ -106,6 +131,27 @@ typedef struct {
     qs_cube premove[18];      /* the inverse of each move: a move turns
                                  the inverse position from the other side */
     int shuffle;              /* apply_h48 may use inverse_shuffle */
+    /* The search bounds the inverse as well (dfs_large_node, CARRY_INV):
+     * inv_premove[r][m] is the premove that move m of the cube makes on
+     * the inverse seen along axis r; goal_moves[r] the cube's moves that
+     * axis r's large-table goal holds (its two faces' turns), p2_moves[r]
+     * those its phase-2 group holds (and the other faces' half turns). A
+     * premove by one of them leaves that axis's coset of the inverse, and
+     * so its distance, unchanged. */
+    int inv;
+    int inv_shuffle;          /* inverse_apply may use byte shuffles */
+    icube inv_premove[N_AXES][QS_MOVE_COUNT];
+    uint64_t goal_moves[N_AXES], p2_moves[N_AXES];
+    /* comb_of[mask]: the rank of a 12-bit mask of four edge places, as
+     * qs_coord_edge4 ranks them; csplit_of[mask]: qs_coord_csplit of the
+     * corner places in an 8-bit mask */
+    uint16_t comb_of[4096];
+    uint8_t csplit_of[256];
+    /* rank4[key]: qs_perm_rank of four slice edges' order, two bits each
+     * in place order; gather[mask]: a shuffle that brings the bytes at
+     * the four places of mask to the front, in place order */
+    uint8_t rank4[256];
+    _Alignas(16) uint8_t gather[4096][16];
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -257,16 +303,237 @@ apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
     apply_rows(sh, n, &rows, m, out, with_h48);
 }
 
+static void inverse_apply(const shared *sh, const onode *n, int m,
+                          onode *out);
+
 static void apply(const shared *sh, const onode *n, int m, onode *out)
 {
     apply_node(sh, n, m, out, sh->h48 != NULL);
+    if (sh->inv)
+        inverse_apply(sh, n, m, out);
 }
 
-/* *dst = *src, without the H48 fields when they are not in use. */
+/* *dst = *src, without the fields the search does not carry (CARRY_*). */
 static inline __attribute__((always_inline)) void
-copy_node(onode *dst, const onode *src, int with_h48)
+copy_node(onode *dst, const onode *src, int carry)
 {
-    memcpy(dst, src, with_h48 ? sizeof *dst : offsetof(onode, esep));
+    memcpy(dst, src,
+           carry == CARRY_INV   ? sizeof *dst
+           : carry == CARRY_H48 ? offsetof(onode, ip1)
+                                : offsetof(onode, esep));
+}
+
+/* ---- the inverse, seen along each axis
+ *
+ * A move turns the inverse from the other side (m^-1 X^-1), which no
+ * coordinate move table follows, so the search carries the inverse's
+ * cubies in each axis's frame and relabels them by that frame's premove,
+ * one table lookup per cubie. */
+
+static void inverse_apply_plain(const shared *sh, const onode *n, int m,
+                                onode *out)
+{
+    static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
+    for (int r = 0; r < N_AXES; r++) {
+        const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
+        icube *b = &out->inv[r];
+        for (int i = 0; i < 8; i++) {
+            int j = a->c[i];
+            b->c[i] = pm->c[j];
+            b->c[8 + i] = mod3[pm->c[8 + j] + a->c[8 + i]];
+        }
+        for (int i = 0; i < 12; i++) {
+            int j = a->ep[i];
+            b->ep[i] = pm->ep[j];
+            b->eo[i] = pm->eo[j] ^ a->eo[i];
+        }
+    }
+}
+
+/* The coordinates of y that the phase-1 and extra-large tables read: the
+ * flip-slice row, the twist and the csplit. */
+typedef struct {
+    uint32_t fs;
+    uint16_t twist;
+    uint16_t slice; /* with the large table: the slice coordinate with
+                       its order, as qs_coord_edge4 (y, 8) */
+    uint8_t split;  /* with the extra-large table: the csplit */
+} icoords;
+
+static void inverse_coords_plain(const shared *sh, const icube *y,
+                                 icoords *out)
+{
+    int flip = 0, twist = 0;
+    unsigned emask = 0, cmask = 0;
+    for (int i = 0; i < 11; i++)
+        flip = 2 * flip + y->eo[i];
+    for (int i = 0; i < 7; i++)
+        twist = 3 * twist + y->c[8 + i];
+    unsigned key = 0; /* the slice edges' order, two bits each */
+    for (int i = 0, k = 0; i < 12; i++)
+        if (y->ep[i] >= 8) {
+            emask |= 1u << i;
+            key |= (unsigned)(y->ep[i] - 8) << (2 * k++);
+        }
+    for (int i = 0; i < 8; i++)
+        cmask |= (unsigned)(y->c[i] < 4) << i;
+    out->fs = (uint32_t)sh->comb_of[emask] * N_FLIP + (uint32_t)flip;
+    out->twist = (uint16_t)twist;
+    out->split = sh->csplit_of[cmask];
+    out->slice = (uint16_t)(sh->comb_of[emask] * 24 + sh->rank4[key & 255]);
+}
+
+#ifdef INVERSE_SHUFFLE
+/* inverse_apply_plain with byte shuffles (SSSE3). */
+__attribute__((target("ssse3"))) static void
+inverse_apply_shuffle(const shared *sh, const onode *n, int m, onode *out)
+{
+    const __m128i hi = _mm_set_epi64x(-1, 0);
+    for (int r = 0; r < N_AXES; r++) {
+        const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
+        icube *b = &out->inv[r];
+        __m128i cur = _mm_load_si128((const __m128i *)(const void *)a->c);
+        __m128i idx = _mm_or_si128(_mm_unpacklo_epi64(cur, cur),
+                                   _mm_and_si128(hi, _mm_set1_epi8(8)));
+        __m128i v = _mm_add_epi8(
+            _mm_shuffle_epi8(
+                _mm_load_si128((const __m128i *)(const void *)pm->c), idx),
+            _mm_and_si128(hi, cur));
+        __m128i over = _mm_and_si128(hi, _mm_cmpgt_epi8(v, _mm_set1_epi8(2)));
+        v = _mm_sub_epi8(v, _mm_and_si128(over, _mm_set1_epi8(3)));
+        _mm_store_si128((__m128i *)(void *)b->c, v);
+        /* the padding bytes may hold any value: only an index's low four
+         * bits count, and no coordinate reads the padding */
+        __m128i e = _mm_and_si128(
+            _mm_load_si128((const __m128i *)(const void *)a->ep),
+            _mm_set1_epi8(15));
+        _mm_store_si128(
+            (__m128i *)(void *)b->ep,
+            _mm_shuffle_epi8(
+                _mm_load_si128((const __m128i *)(const void *)pm->ep), e));
+        _mm_store_si128(
+            (__m128i *)(void *)b->eo,
+            _mm_xor_si128(
+                _mm_shuffle_epi8(
+                    _mm_load_si128((const __m128i *)(const void *)pm->eo), e),
+                _mm_load_si128((const __m128i *)(const void *)a->eo)));
+    }
+}
+
+/* inverse_coords_plain with byte masks (SSSE3). */
+__attribute__((target("ssse3"))) static void
+inverse_coords_shuffle(const shared *sh, const icube *y, icoords *out)
+{
+    /* the flips of edges 10 .. 0, so that edge 0's lands in bit 10 */
+    const __m128i reverse = _mm_set_epi8(-128, -128, -128, -128, -128, 0, 1,
+                                         2, 3, 4, 5, 6, 7, 8, 9, 10);
+    __m128i eo = _mm_load_si128((const __m128i *)(const void *)y->eo);
+    __m128i ep = _mm_load_si128((const __m128i *)(const void *)y->ep);
+    __m128i c = _mm_load_si128((const __m128i *)(const void *)y->c);
+    unsigned flip = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(
+                        _mm_shuffle_epi8(eo, reverse), _mm_setzero_si128())) &
+                    0x7ff;
+    unsigned emask = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpgt_epi8(ep, _mm_set1_epi8(7))) &
+                     0xfff;
+    unsigned cmask = (unsigned)_mm_movemask_epi8(
+                         _mm_cmpgt_epi8(_mm_set1_epi8(4), c)) &
+                     0xff;
+    /* the twist, 3^6 c0 + ... + c6: pairs 3 c_i + c_i+1 (the last pair
+     * c6 alone), then 243, 27, 3, 1 times those */
+    __m128i pairs = _mm_maddubs_epi16(
+        _mm_srli_si128(c, 8),
+        _mm_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 3, 1, 3, 1, 3));
+    __m128i sums =
+        _mm_madd_epi16(pairs, _mm_set_epi16(0, 0, 0, 0, 1, 3, 27, 243));
+    out->twist = (uint16_t)(_mm_cvtsi128_si32(sums) +
+                            _mm_cvtsi128_si32(_mm_srli_si128(sums, 4)));
+    out->fs = (uint32_t)sh->comb_of[emask] * N_FLIP + flip;
+    out->split = sh->csplit_of[cmask];
+    if (sh->xl)
+        return;
+    /* the four slice edges, in place order, packed into the low bytes */
+    uint32_t four = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(
+        ep, _mm_load_si128((const __m128i *)(const void *)sh->gather[emask])));
+    four -= 0x08080808u;
+    unsigned key = (four & 3) | (four >> 6 & 0xc) | (four >> 12 & 0x30) |
+                   (four >> 18 & 0xc0);
+    out->slice = (uint16_t)(sh->comb_of[emask] * 24 + sh->rank4[key]);
+}
+#endif
+
+static void inverse_apply(const shared *sh, const onode *n, int m,
+                          onode *out)
+{
+#ifdef INVERSE_SHUFFLE
+    if (sh->inv_shuffle) {
+        inverse_apply_shuffle(sh, n, m, out);
+        return;
+    }
+#endif
+    inverse_apply_plain(sh, n, m, out);
+}
+
+static inline void inverse_coords(const shared *sh, const icube *y,
+                                  icoords *out)
+{
+#ifdef INVERSE_SHUFFLE
+    if (sh->inv_shuffle) {
+        inverse_coords_shuffle(sh, y, out);
+        return;
+    }
+#endif
+    inverse_coords_plain(sh, y, out);
+}
+
+/* The phase-1 (*p1) and extra-large (*xl) indices of coordinates ic. */
+static inline void inverse_index(const shared *sh, const icoords *ic,
+                                 uint64_t *p1, uint64_t *xl)
+{
+    const qs_tables *t = sh->t;
+    uint32_t cs = t->fs_packed[ic->fs];
+    int s = (int)(cs & 15);
+    uint64_t tw = t->twist_conj[ic->twist][s];
+    *p1 = (uint64_t)(cs >> 4) * N_TWIST + tw;
+    uint64_t block =
+        sh->xl ? (uint64_t)(cs >> 4) * N_CSPLIT + t->csplit_conj[ic->split][s]
+               : (uint64_t)(cs >> 4) * N_SLICE2 +
+                     t->slice_order_conj[ic->slice][s];
+    *xl = block * N_TWIST + tw;
+}
+
+/* The least distance at least p1 whose value modulo 3 is `value`: a lower
+ * bound of a distance known modulo 3 and bounded below by p1 (the
+ * phase-1 distance, since the extra-large goal lies inside the phase-2
+ * group). */
+static inline int inverse_lb(int p1, int value)
+{
+    static const uint8_t mod3[16] = {0, 1, 2, 0, 1, 2, 0, 1,
+                                     2, 0, 1, 2, 0, 1, 2, 0};
+    return p1 + (value - mod3[p1] + 3) % 3;
+}
+
+/* The inverse's bound of n (its cubies made): fills ip1 and ilb and
+ * returns their largest, plus one where all three axes agree (de Bondt's
+ * +1, see usable(), holds for the inverse, whose distance to solved is
+ * the same). */
+static int inverse_bounds(const shared *sh, onode *n)
+{
+    int h = 0;
+    for (int r = 0; r < N_AXES; r++) {
+        icoords ic;
+        uint64_t p1, xl;
+        inverse_coords(sh, &n->inv[r], &ic);
+        inverse_index(sh, &ic, &p1, &xl);
+        n->ip1[r] = (uint8_t)(phase1_entry(sh->t, p1) & P1_DIST_MASK);
+        n->ilb[r] = (uint8_t)inverse_lb(n->ip1[r],
+                                        opt_large_value(sh->large_tab, xl));
+        if (n->ilb[r] > h)
+            h = n->ilb[r];
+    }
+    if (h > 0 && n->ilb[0] == h && n->ilb[1] == h && n->ilb[2] == h)
+        h++;
+    return h;
 }
 
 /* n's H48 corner coordinate, from the corner permutation and the twist
@@ -793,18 +1060,90 @@ static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
                             int togo, int canon, int depth, int quarter);
 static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
                           int togo, int canon, int depth, int quarter);
+static void dfs_large_inv(worker *w, const onode *n, const oentry *en,
+                          int togo, int canon, int depth, int quarter);
+
+/* The children kid[0..keep) of n (by kmove[k]) that their inverse puts
+ * beyond krest[k]: bit k set. Each child's inverse is made and its
+ * entries located for all of them before any is read, so that the reads
+ * overlap; the axis of the child's move (and, for the phase-1 distance,
+ * every axis whose phase-2 group holds the move) keeps n's values. */
+static inline uint32_t inverse_cut(const shared *sh, const onode *n,
+                                   onode *kid, const uint8_t *kmove,
+                                   const int *krest, int keep)
+{
+    const qs_tables *t = sh->t;
+    icoords ic[18][N_AXES];
+    uint64_t p1[18][N_AXES], xl[18][N_AXES];
+    for (int k = 0; k < keep; k++) {
+        int m = kmove[k];
+        inverse_apply(sh, n, m, &kid[k]);
+        for (int r = 0; r < N_AXES; r++) {
+            if (sh->goal_moves[r] >> m & 1)
+                continue;
+            inverse_coords(sh, &kid[k].inv[r], &ic[k][r]);
+            __builtin_prefetch(&t->fs_packed[ic[k][r].fs]);
+        }
+    }
+    for (int k = 0; k < keep; k++) {
+        int m = kmove[k];
+        for (int r = 0; r < N_AXES; r++) {
+            if (sh->goal_moves[r] >> m & 1)
+                continue;
+            inverse_index(sh, &ic[k][r], &p1[k][r], &xl[k][r]);
+            __builtin_prefetch(&sh->large_tab[xl[k][r] >> 2]);
+            if (!(sh->p2_moves[r] >> m & 1))
+                __builtin_prefetch((const char *)t->phase1 + p1[k][r] * 4);
+        }
+    }
+    uint32_t cut = 0;
+    for (int k = 0; k < keep; k++) {
+        int m = kmove[k], h = 0;
+        onode *c = &kid[k];
+        for (int r = 0; r < N_AXES; r++) {
+            if (sh->goal_moves[r] >> m & 1) {
+                c->ip1[r] = n->ip1[r];
+                c->ilb[r] = n->ilb[r];
+            } else {
+                if (sh->p2_moves[r] >> m & 1)
+                    c->ip1[r] = n->ip1[r];
+                else
+                    c->ip1[r] =
+                        (uint8_t)(phase1_entry(t, p1[k][r]) & P1_DIST_MASK);
+                c->ilb[r] = (uint8_t)inverse_lb(
+                    c->ip1[r], opt_large_value(sh->large_tab, xl[k][r]));
+            }
+            if (c->ilb[r] > h)
+                h = c->ilb[r];
+        }
+        if (h > 0 && c->ilb[0] == h && c->ilb[1] == h && c->ilb[2] == h)
+            h++; /* de Bondt's +1 */
+        cut |= (uint32_t)(h > krest[k]) << k;
+    }
+    return cut;
+}
 
 static inline __attribute__((always_inline)) void
 dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
-               int canon, int depth, int quarter, const int with_h48)
+               int canon, int depth, int quarter, const int carry)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
+    const int with_h48 = carry == CARRY_H48, with_inv = carry == CARRY_INV;
     if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
         return;
     uint64_t moves = usable(sh, en, togo, canon);
     if (quarter)
         moves &= QUARTER_TURNS;
+    if (with_inv)
+        /* An axis of the inverse at its budget: a move its goal holds
+         * leaves it there, one move further from the end. */
+        for (int r = 0; r < N_AXES; r++) {
+            if (n->ip1[r] >= togo)
+                moves &= ~sh->p2_moves[r];
+            else if (n->ilb[r] >= togo)
+                moves &= ~sh->goal_moves[r];
+        }
     onode kid[18];
     uint8_t kmove[18];
     uint32_t cs[18][N_AXES];
@@ -879,8 +1218,10 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
      * H48 table would cut, the large table has already. */
     uint32_t kquarter = 0;
     uint32_t cut =
-        with_h48 && kprobe ? h48_cut(sh, kid, krest, kprobe, &kquarter) : 0;
-    if (with_h48 && cut) {
+        with_h48 && kprobe ? h48_cut(sh, kid, krest, kprobe, &kquarter)
+        : with_inv && keep ? inverse_cut(sh, n, kid, kmove, krest, keep)
+                           : 0;
+    if ((with_h48 || with_inv) && cut) {
         int left = 0;
         uint32_t q = 0;
         for (int k = 0; k < keep; k++) {
@@ -888,7 +1229,7 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
                 continue;
             q |= (kquarter >> k & 1) << left;
             if (left != k) {
-                copy_node(&kid[left], &kid[k], with_h48);
+                copy_node(&kid[left], &kid[k], carry);
                 kmove[left] = kmove[k];
                 memcpy(cs[left], cs[k], sizeof cs[k]);
                 memcpy(idx[left], idx[k], sizeof idx[k]);
@@ -909,6 +1250,9 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
         if (with_h48)
             dfs_large_h48(w, &kid[k], &ke, togo - t->cost[m],
                           t->canon_next[m], depth + 1, kquarter >> k & 1);
+        else if (with_inv)
+            dfs_large_inv(w, &kid[k], &ke, togo - t->cost[m],
+                          t->canon_next[m], depth + 1, 0);
         else
             dfs_large_plain(w, &kid[k], &ke, togo - t->cost[m],
                             t->canon_next[m], depth + 1, 0);
@@ -918,13 +1262,19 @@ dfs_large_node(worker *w, const onode *n, const oentry *en, int togo,
 static void dfs_large_plain(worker *w, const onode *n, const oentry *en,
                             int togo, int canon, int depth, int quarter)
 {
-    dfs_large_node(w, n, en, togo, canon, depth, quarter, 0);
+    dfs_large_node(w, n, en, togo, canon, depth, quarter, CARRY_NONE);
 }
 
 static void dfs_large_h48(worker *w, const onode *n, const oentry *en,
                           int togo, int canon, int depth, int quarter)
 {
-    dfs_large_node(w, n, en, togo, canon, depth, quarter, 1);
+    dfs_large_node(w, n, en, togo, canon, depth, quarter, CARRY_H48);
+}
+
+static void dfs_large_inv(worker *w, const onode *n, const oentry *en,
+                          int togo, int canon, int depth, int quarter)
+{
+    dfs_large_node(w, n, en, togo, canon, depth, quarter, CARRY_INV);
 }
 
 /* dfs() with the large table (see dfs_large_node). */
@@ -933,6 +1283,8 @@ static void dfs_large(worker *w, const onode *n, const oentry *en, int togo,
 {
     if (w->sh->h48)
         dfs_large_h48(w, n, en, togo, canon, depth, 0);
+    else if (w->sh->inv)
+        dfs_large_inv(w, n, en, togo, canon, depth, 0);
     else
         dfs_large_plain(w, n, en, togo, canon, depth, 0);
 }
@@ -1041,6 +1393,11 @@ static int child_bound(const shared *sh, const onode *n, int m, onode *kid,
         large_dists(sh, n, m, kid);
         if (large_bound(kid) > h)
             h = large_bound(kid);
+    }
+    if (sh->inv) {
+        int hi = inverse_bounds(sh, kid);
+        if (hi > h)
+            h = hi;
     }
     if (sh->h48)
         h = h48_raise(sh, kid, h);
@@ -1176,6 +1533,8 @@ static void worker_main(void *arg)
                 record(w, j->n);
             continue;
         }
+        if (sh->inv && inverse_bounds(sh, &n) > togo)
+            continue;
         if (sh->p1m3) {
             dfs_compact(w, &n, togo, canon, j->n, 0);
             continue;
@@ -1198,6 +1557,76 @@ static uint64_t axis_to_cube(const qs_tables *t, const uint8_t *to_cube,
         if (mask >> b & 1)
             out |= 1ull << to_cube[b];
     return out;
+}
+
+static void to_icube(const qs_cube *c, icube *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->c, c->cp, 8);
+    memcpy(out->c + 8, c->co, 8);
+    memcpy(out->ep, c->ep, 12);
+    memcpy(out->eo, c->eo, 12);
+}
+
+/* What the search that bounds the inverse needs (sh->inv): the root's
+ * inverse inv seen along each axis (S inv S^-1, where move m of the cube
+ * is move conj[r][m] and so premoves it by that move's inverse), the
+ * moves each axis's goals hold, and the rank tables of inverse_coords.
+ * Runs after the frames' conj are set. */
+static void init_inverse(shared *sh, const qs_cube *inv, const qs_cube *sym)
+{
+    const qs_tables *t = sh->t;
+    for (int r = 0; r < N_AXES; r++) {
+        int s = 16 * r;
+        qs_cube tmp, y;
+        qs_cube_multiply(&sym[s], inv, &tmp);
+        qs_cube_multiply(&tmp, &sym[t->sym_inv[s]], &y);
+        to_icube(&y, &sh->root.inv[r]);
+        sh->goal_moves[r] = sh->p2_moves[r] = 0;
+        for (int m = 0; m < t->n_moves; m++) {
+            int mr = sh->conj[r][m], face = mr / 3;
+            to_icube(&sh->premove[mr], &sh->inv_premove[r][m]);
+            /* faces U (0) and D (3) of the frame; a half turn is mr % 3
+             * == 1 */
+            if (face == 0 || face == 3)
+                sh->goal_moves[r] |= 1ull << m;
+            if (face == 0 || face == 3 || mr % 3 == 1)
+                sh->p2_moves[r] |= 1ull << m;
+        }
+    }
+    /* Ranked by the coordinates themselves, on a cube whose slice edges
+     * (U-layer corners) sit at the mask's places. */
+    for (unsigned mask = 0; mask < 4096; mask++) {
+        if (__builtin_popcount(mask) != 4)
+            continue;
+        qs_cube y;
+        qs_cube_solved(&y);
+        for (int pos = 0, slice = 8, other = 0; pos < 12; pos++)
+            y.ep[pos] = (uint8_t)(mask >> pos & 1 ? slice++ : other++);
+        sh->comb_of[mask] = (uint16_t)(qs_coord_edge4(&y, 8) / 24);
+        memset(sh->gather[mask], 0x80, 16);
+        for (int pos = 0, k = 0; pos < 12; pos++)
+            if (mask >> pos & 1)
+                sh->gather[mask][k++] = (uint8_t)pos;
+    }
+    for (unsigned key = 0; key < 256; key++) {
+        uint8_t order[4];
+        for (int k = 0; k < 4; k++)
+            order[k] = (uint8_t)(key >> (2 * k) & 3);
+        sh->rank4[key] = (uint8_t)qs_perm_rank(order, 4);
+    }
+    for (unsigned mask = 0; mask < 256; mask++) {
+        if (__builtin_popcount(mask) != 4)
+            continue;
+        qs_cube y;
+        qs_cube_solved(&y);
+        for (int i = 0, u = 0, d = 4; i < 8; i++)
+            y.cp[i] = (uint8_t)(mask >> i & 1 ? u++ : d++);
+        sh->csplit_of[mask] = (uint8_t)qs_coord_csplit(&y);
+    }
+#ifdef INVERSE_SHUFFLE
+    sh->inv_shuffle = __builtin_cpu_supports("ssse3");
+#endif
 }
 
 static void init_frames(shared *sh, const qs_cube *c)
@@ -1235,16 +1664,18 @@ static void init_frames(shared *sh, const qs_cube *c)
         }
     }
     sh->root.corners = (uint16_t)qs_coord_corners(c);
+    qs_cube inv;
+    qs_cube_inverse(c, &inv);
+    for (int m = 0; m < 18; m++)
+        qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
+    if (sh->inv)
+        init_inverse(sh, &inv, sym);
     if (!sh->h48)
         return; /* the H48 fields are read only with its table */
     sh->root.esep = (uint16_t)qs_h48_esep(sh->h48, c);
-    qs_cube inv;
-    qs_cube_inverse(c, &inv);
     memcpy(sh->root.icp, inv.cp, 8);
     memcpy(sh->root.ico, inv.co, 8);
     memcpy(sh->root.iep, inv.ep, 12);
-    for (int m = 0; m < 18; m++)
-        qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
 #ifdef INVERSE_SHUFFLE
     sh->shuffle = __builtin_cpu_supports("ssse3");
 #endif
@@ -1321,6 +1752,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->tracked = sh->large || sh->p1m3;
     sh->h48 = t->h48;
     sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;
+    sh->inv = sh->large && !sh->h48 && !o->forward_only;
     init_frames(sh, c);
     find_symmetries(sh, c);
 
@@ -1340,6 +1772,8 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
         if (h > depth)
             depth = h;
     }
+    if (sh->inv && inverse_bounds(sh, &sh->root) > depth)
+        depth = inverse_bounds(sh, &sh->root);
     proven = depth - 1;
     /* In QTM every quarter turn is an odd corner permutation and a half
      * turn an even one, so every solution has the corners' parity. */

@@ -368,6 +368,10 @@ typedef struct {
     void *depth_ctx;
     qs_solution_fn on_solution; /* may be NULL */
     void *solution_ctx;
+    int forward_only;         /* nonzero: bound the position alone, not its
+                                 inverse as well (the large and extra-large
+                                 tables' HTM search bounds both); the same
+                                 lengths, more nodes: for comparisons */
 } qs_optimal_options;
 
 /* Defaults: 1 thread, first solution only, no length limit. */

@@ -3,7 +3,8 @@
  * known optimal lengths, short scrambles against an independent
  * meet-in-the-middle breadth-first search, every optimal solution (all)
  * against exhaustive enumeration, never longer than the two-phase solver,
- * cancellation, progress per length and argument errors.
+ * the same lengths with and without the inverse's bound, cancellation,
+ * progress per length and argument errors.
  *
  * Searches are kept short (optimal lengths up to about 13) so the test
  * stays fast under the sanitizers; random cubes belong to the benchmark.
@@ -418,6 +419,59 @@ static void test_not_longer_than_two_phase(void **state)
     }
 }
 
+/* The inverse's bound (the large and extra-large tables' search bounds
+ * the inverse of each node too, and masks its moves by the inverse's axes
+ * at their budget) changes the nodes, never the optimum: in HTM and QTM,
+ * the same lengths with and without it, fewer nodes with it. Where no
+ * search bounds the inverse, forward_only changes nothing: one thread
+ * searches the same nodes either way. */
+static void test_inverse_bound(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 2; mi++) {
+        qs_metric m = mi ? QS_METRIC_QTM : QS_METRIC_HTM;
+        const qs_tables *t = tables(m);
+        int inverse =
+            (qs_tables_optimal_large(t) || qs_tables_optimal_xl(t)) &&
+            !qs_tables_optimal_h48(t);
+        int moves = m == QS_METRIC_HTM ? 13 : 10;
+        uint64_t nodes[2] = {0, 0};
+        for (int k = 0; k < 12; k++) {
+            qs_cube c;
+            qs_cube_solved(&c);
+            int last = -1;
+            for (int i = 0; i < moves; i++) {
+                int mv;
+                do
+                    mv = (int)(next_random() % 18);
+                while (mv / 3 == last);
+                last = mv / 3;
+                qs_cube_apply_move(&c, (qs_move)mv);
+            }
+            int len[2];
+            for (int fwd = 0; fwd < 2; fwd++) {
+                qs_optimal_options o;
+                qs_optimal_options_default(&o);
+                o.forward_only = fwd;
+                qs_solution sol[1];
+                qs_stats st;
+                int n = 0;
+                assert_int_equal(
+                    qs_solve_optimal(t, &c, &o, sol, 1, &n, &st), QS_OK);
+                assert_int_equal(n, 1);
+                test_assert_solves(&c, &sol[0]);
+                len[fwd] = sol[0].length;
+                nodes[fwd] += st.phase1_nodes;
+            }
+            assert_int_equal(len[0], len[1]);
+        }
+        if (inverse)
+            assert_true(nodes[0] < nodes[1]);
+        else
+            assert_true(nodes[0] == nodes[1]);
+    }
+}
+
 /* ---------------------------------------------------------- all solutions */
 
 typedef struct {
@@ -586,6 +640,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_short_scrambles_qtm),
         cmocka_unit_test(test_all),
         cmocka_unit_test(test_not_longer_than_two_phase),
+        cmocka_unit_test(test_inverse_bound),
         cmocka_unit_test(test_superflip),
         cmocka_unit_test(test_symmetric_cubes),
         cmocka_unit_test(test_cancel),
