@@ -87,15 +87,16 @@ typedef struct {
                              compact set, the phase-1 distance */
     uint8_t split[N_AXES]; /* csplit along each axis (the extra-large
                               table's third coordinate) */
-    /* Only with the H48 table, and last, so that a search without it
-     * touches one cache line per node: the edge coordinate (the corner one
-     * follows from corners and twist[0]) and the inverse's cubies. */
+    /* Only with the H48 table or in the search that bounds the inverse
+     * too (large or xl), and last, so that a search with neither touches
+     * one cache line per node. With the H48 table: the edge coordinate
+     * (the corner one follows from corners and twist[0]) and the inverse
+     * in the cube's own frame, inv[0]. In the search that bounds the
+     * inverse: the inverse's phase-1 distance along each axis, the least
+     * distance along each axis to the large table's goal that agrees with
+     * its entry and is at least that, and the inverse seen along each
+     * axis (inv[0] is the cube's frame). */
     uint16_t esep;
-    uint8_t icp[8], ico[8], iep[12];
-    /* Only in the search that bounds the inverse too (large or xl):
-     * the inverse's phase-1 distance along each axis, the least distance
-     * along each axis to the large table's goal that agrees with its entry
-     * and is at least that, and the inverse seen along each axis. */
     uint8_t ip1[N_AXES], ilb[N_AXES];
     icube inv[N_AXES];
 } onode;
@@ -128,12 +129,11 @@ typedef struct {
                                  phase-1 ones */
     const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
     int h48_max;              /* the most an H48 entry says: base + 3 */
-    qs_cube premove[18];      /* the inverse of each move: a move turns
-                                 the inverse position from the other side */
-    int shuffle;              /* apply_h48 may use inverse_shuffle */
-    /* The search bounds the inverse as well (dfs_large_node, CARRY_INV):
-     * inv_premove[r][m] is the premove that move m of the cube makes on
-     * the inverse seen along axis r; goal_moves[r] the cube's moves that
+    /* The search bounds the inverse as well (dfs_large_node, CARRY_INV);
+     * with the H48 table or when it does, inv_premove[r][m] is the
+     * premove that move m of the cube makes on the inverse seen along
+     * axis r (the H48 probes use axis 0's, the cube's own frame).
+     * goal_moves[r] the cube's moves that
      * axis r's large-table goal holds (its two faces' turns), p2_moves[r]
      * those its phase-2 group holds (and the other faces' half turns). A
      * premove by one of them leaves that axis's coset of the inverse, and
@@ -198,31 +198,6 @@ void qs_optimal_options_default(qs_optimal_options *o)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define INVERSE_SHUFFLE 1
-/* apply_h48's cubie part as byte shuffles (SSSE3, which the solve checks
- * the processor has): a premove relabels the inverse's cubies, one table
- * lookup per cubie, which is what a shuffle is. The corners' permutation
- * and twist come out of one shuffle of pm's cp and co. */
-__attribute__((target("ssse3"))) static void
-inverse_shuffle(const qs_cube *pm, const onode *n, onode *out)
-{
-    const __m128i hi = _mm_set_epi64x(-1, 0);
-    __m128i table = _mm_loadu_si128((const __m128i *)(const void *)pm->cp);
-    __m128i cur = _mm_loadu_si128((const __m128i *)(const void *)n->icp);
-    __m128i idx = _mm_or_si128(_mm_unpacklo_epi64(cur, cur),
-                               _mm_and_si128(hi, _mm_set1_epi8(8)));
-    __m128i v = _mm_add_epi8(_mm_shuffle_epi8(table, idx),
-                             _mm_and_si128(hi, cur));
-    __m128i over = _mm_and_si128(hi, _mm_cmpgt_epi8(v, _mm_set1_epi8(2)));
-    v = _mm_sub_epi8(v, _mm_and_si128(over, _mm_set1_epi8(3)));
-    _mm_storeu_si128((__m128i *)(void *)out->icp, v);
-    uint8_t e[16] = {0};
-    memcpy(e, n->iep, sizeof n->iep);
-    __m128i ep = _mm_shuffle_epi8(
-        _mm_loadu_si128((const __m128i *)(const void *)pm->ep),
-        _mm_loadu_si128((const __m128i *)(const void *)e));
-    _mm_storeu_si128((__m128i *)(void *)e, ep);
-    memcpy(out->iep, e, sizeof out->iep);
-}
 #endif
 
 /* The flip-slice index (the phase-1 tables' row) of a slice coordinate
@@ -232,25 +207,15 @@ static inline uint32_t flipslice(uint16_t slice, uint16_t flip)
     return (uint32_t)(slice / 24 * N_FLIP + flip);
 }
 
-/* The H48 part of apply: n's coordinates and inverse cubies after move m. */
+static void inverse_apply(const shared *sh, const onode *n, int m,
+                          onode *out, int axes);
+
+/* The H48 part of apply: n's edge coordinate and its inverse in the
+ * cube's frame after move m. */
 static void apply_h48(const shared *sh, const onode *n, int m, onode *out)
 {
-    static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
-    const qs_cube *pm = &sh->premove[m];
     out->esep = sh->h48->esep_move[n->esep][m];
-#ifdef INVERSE_SHUFFLE
-    if (sh->shuffle) {
-        inverse_shuffle(pm, n, out);
-        return;
-    }
-#endif
-    for (int i = 0; i < 8; i++) {
-        int j = n->icp[i];
-        out->icp[i] = pm->cp[j];
-        out->ico[i] = mod3[pm->co[j] + n->ico[i]];
-    }
-    for (int i = 0; i < 12; i++)
-        out->iep[i] = pm->ep[n->iep[i]];
+    inverse_apply(sh, n, m, out, 1);
 }
 
 /* The move-table rows of a node: flip, slice, twist and csplit along each
@@ -303,14 +268,11 @@ apply_node(const shared *sh, const onode *n, int m, onode *out, int with_h48)
     apply_rows(sh, n, &rows, m, out, with_h48);
 }
 
-static void inverse_apply(const shared *sh, const onode *n, int m,
-                          onode *out);
-
 static void apply(const shared *sh, const onode *n, int m, onode *out)
 {
     apply_node(sh, n, m, out, sh->h48 != NULL);
     if (sh->inv)
-        inverse_apply(sh, n, m, out);
+        inverse_apply(sh, n, m, out, N_AXES);
 }
 
 /* *dst = *src, without the fields the search does not carry (CARRY_*). */
@@ -319,7 +281,7 @@ copy_node(onode *dst, const onode *src, int carry)
 {
     memcpy(dst, src,
            carry == CARRY_INV   ? sizeof *dst
-           : carry == CARRY_H48 ? offsetof(onode, ip1)
+           : carry == CARRY_H48 ? offsetof(onode, inv) + sizeof(icube)
                                 : offsetof(onode, esep));
 }
 
@@ -331,10 +293,10 @@ copy_node(onode *dst, const onode *src, int carry)
  * one table lookup per cubie. */
 
 static void inverse_apply_plain(const shared *sh, const onode *n, int m,
-                                onode *out)
+                                onode *out, int axes)
 {
     static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
-    for (int r = 0; r < N_AXES; r++) {
+    for (int r = 0; r < axes; r++) {
         const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
         icube *b = &out->inv[r];
         for (int i = 0; i < 8; i++) {
@@ -386,10 +348,11 @@ static void inverse_coords_plain(const shared *sh, const icube *y,
 #ifdef INVERSE_SHUFFLE
 /* inverse_apply_plain with byte shuffles (SSSE3). */
 __attribute__((target("ssse3"))) static void
-inverse_apply_shuffle(const shared *sh, const onode *n, int m, onode *out)
+inverse_apply_shuffle(const shared *sh, const onode *n, int m, onode *out,
+                      int axes)
 {
     const __m128i hi = _mm_set_epi64x(-1, 0);
-    for (int r = 0; r < N_AXES; r++) {
+    for (int r = 0; r < axes; r++) {
         const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
         icube *b = &out->inv[r];
         __m128i cur = _mm_load_si128((const __m128i *)(const void *)a->c);
@@ -462,16 +425,18 @@ inverse_coords_shuffle(const shared *sh, const icube *y, icoords *out)
 }
 #endif
 
+/* The inverse seen along axes 0 .. axes-1 after move m (the H48 probes
+ * need only axis 0, the cube's frame). */
 static void inverse_apply(const shared *sh, const onode *n, int m,
-                          onode *out)
+                          onode *out, int axes)
 {
 #ifdef INVERSE_SHUFFLE
     if (sh->inv_shuffle) {
-        inverse_apply_shuffle(sh, n, m, out);
+        inverse_apply_shuffle(sh, n, m, out, axes);
         return;
     }
 #endif
-    inverse_apply_plain(sh, n, m, out);
+    inverse_apply_plain(sh, n, m, out, axes);
 }
 
 static inline void inverse_coords(const shared *sh, const icube *y,
@@ -573,8 +538,8 @@ static inline void hp_start_own(const qs_h48 *x, hprobe *p, const onode *n)
 static inline void hp_start_inverse(const qs_h48 *x, hprobe *p,
                                     const onode *n)
 {
-    hp_start(x, p, qs_h48_inverse_cocsep(x, n->corners, n->ico),
-             qs_h48_esep_of(x, n->iep));
+    hp_start(x, p, qs_h48_inverse_cocsep(x, n->corners, n->inv[0].c + 8),
+             qs_h48_esep_of(x, n->inv[0].ep));
 }
 
 static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
@@ -1077,7 +1042,7 @@ static inline uint32_t inverse_cut(const shared *sh, const onode *n,
     uint64_t p1[18][N_AXES], xl[18][N_AXES];
     for (int k = 0; k < keep; k++) {
         int m = kmove[k];
-        inverse_apply(sh, n, m, &kid[k]);
+        inverse_apply(sh, n, m, &kid[k], N_AXES);
         for (int r = 0; r < N_AXES; r++) {
             if (sh->goal_moves[r] >> m & 1)
                 continue;
@@ -1568,24 +1533,32 @@ static void to_icube(const qs_cube *c, icube *out)
     memcpy(out->eo, c->eo, 12);
 }
 
-/* What the search that bounds the inverse needs (sh->inv): the root's
- * inverse inv seen along each axis (S inv S^-1, where move m of the cube
- * is move conj[r][m] and so premoves it by that move's inverse), the
- * moves each axis's goals hold, and the rank tables of inverse_coords.
- * Runs after the frames' conj are set. */
-static void init_inverse(shared *sh, const qs_cube *inv, const qs_cube *sym)
+/* What a search that carries the inverse needs (sh->inv, or the H48
+ * probes): the root's inverse seen along each axis (S c^-1 S^-1, where
+ * move m of the cube is move conj[r][m] and premoves it by that move's
+ * inverse, since a move turns the inverse from the other side), the
+ * moves each axis's goals hold, and with sh->inv the rank tables of
+ * inverse_coords. Runs after the frames' conj are set. */
+static void init_inverse(shared *sh, const qs_cube *c, const qs_cube *sym)
 {
     const qs_tables *t = sh->t;
+    qs_cube inv, premove[QS_MOVE_COUNT];
+    qs_cube_inverse(c, &inv);
+    for (int m = 0; m < 18; m++)
+        qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &premove[m]);
+#ifdef INVERSE_SHUFFLE
+    sh->inv_shuffle = __builtin_cpu_supports("ssse3");
+#endif
     for (int r = 0; r < N_AXES; r++) {
         int s = 16 * r;
         qs_cube tmp, y;
-        qs_cube_multiply(&sym[s], inv, &tmp);
+        qs_cube_multiply(&sym[s], &inv, &tmp);
         qs_cube_multiply(&tmp, &sym[t->sym_inv[s]], &y);
         to_icube(&y, &sh->root.inv[r]);
         sh->goal_moves[r] = sh->p2_moves[r] = 0;
         for (int m = 0; m < t->n_moves; m++) {
             int mr = sh->conj[r][m], face = mr / 3;
-            to_icube(&sh->premove[mr], &sh->inv_premove[r][m]);
+            to_icube(&premove[mr], &sh->inv_premove[r][m]);
             /* faces U (0) and D (3) of the frame; a half turn is mr % 3
              * == 1 */
             if (face == 0 || face == 3)
@@ -1594,6 +1567,8 @@ static void init_inverse(shared *sh, const qs_cube *inv, const qs_cube *sym)
                 sh->p2_moves[r] |= 1ull << m;
         }
     }
+    if (!sh->inv)
+        return;
     /* Ranked by the coordinates themselves, on a cube whose slice edges
      * (U-layer corners) sit at the mask's places. */
     for (unsigned mask = 0; mask < 4096; mask++) {
@@ -1624,9 +1599,6 @@ static void init_inverse(shared *sh, const qs_cube *inv, const qs_cube *sym)
             y.cp[i] = (uint8_t)(mask >> i & 1 ? u++ : d++);
         sh->csplit_of[mask] = (uint8_t)qs_coord_csplit(&y);
     }
-#ifdef INVERSE_SHUFFLE
-    sh->inv_shuffle = __builtin_cpu_supports("ssse3");
-#endif
 }
 
 static void init_frames(shared *sh, const qs_cube *c)
@@ -1664,21 +1636,10 @@ static void init_frames(shared *sh, const qs_cube *c)
         }
     }
     sh->root.corners = (uint16_t)qs_coord_corners(c);
-    qs_cube inv;
-    qs_cube_inverse(c, &inv);
-    for (int m = 0; m < 18; m++)
-        qs_move_cube((qs_move)(m / 3 * 3 + 2 - m % 3), &sh->premove[m]);
-    if (sh->inv)
-        init_inverse(sh, &inv, sym);
-    if (!sh->h48)
-        return; /* the H48 fields are read only with its table */
-    sh->root.esep = (uint16_t)qs_h48_esep(sh->h48, c);
-    memcpy(sh->root.icp, inv.cp, 8);
-    memcpy(sh->root.ico, inv.co, 8);
-    memcpy(sh->root.iep, inv.ep, 12);
-#ifdef INVERSE_SHUFFLE
-    sh->shuffle = __builtin_cpu_supports("ssse3");
-#endif
+    if (sh->inv || sh->h48)
+        init_inverse(sh, c, sym);
+    if (sh->h48) /* the H48 fields are read only with its table */
+        sh->root.esep = (uint16_t)qs_h48_esep(sh->h48, c);
 }
 
 static int run_depth(shared *sh, worker *workers)
