@@ -142,16 +142,6 @@ typedef struct {
     int inv_shuffle;          /* inverse_apply may use byte shuffles */
     icube inv_premove[N_AXES][QS_MOVE_COUNT];
     uint64_t goal_moves[N_AXES], p2_moves[N_AXES];
-    /* comb_of[mask]: the rank of a 12-bit mask of four edge places, as
-     * qs_coord_edge4 ranks them; csplit_of[mask]: qs_coord_csplit of the
-     * corner places in an 8-bit mask */
-    uint16_t comb_of[4096];
-    uint8_t csplit_of[256];
-    /* rank4[key]: qs_perm_rank of four slice edges' order, two bits each
-     * in place order; gather[mask]: a shuffle that brings the bytes at
-     * the four places of mask to the front, in place order */
-    uint8_t rank4[256];
-    _Alignas(16) uint8_t gather[4096][16];
     qs_cube cube;
     onode root;
     /* move m of the cube is move conj[r][m] in axis r's frame */
@@ -339,10 +329,11 @@ static void inverse_coords_plain(const shared *sh, const icube *y,
         }
     for (int i = 0; i < 8; i++)
         cmask |= (unsigned)(y->c[i] < 4) << i;
-    out->fs = (uint32_t)sh->comb_of[emask] * N_FLIP + (uint32_t)flip;
+    const qs_tables *t = sh->t;
+    out->fs = (uint32_t)t->comb_of[emask] * N_FLIP + (uint32_t)flip;
     out->twist = (uint16_t)twist;
-    out->split = sh->csplit_of[cmask];
-    out->slice = (uint16_t)(sh->comb_of[emask] * 24 + sh->rank4[key & 255]);
+    out->split = t->csplit_of[cmask];
+    out->slice = (uint16_t)(t->comb_of[emask] * 24 + t->rank4[key & 255]);
 }
 
 #ifdef INVERSE_SHUFFLE
@@ -411,17 +402,18 @@ inverse_coords_shuffle(const shared *sh, const icube *y, icoords *out)
         _mm_madd_epi16(pairs, _mm_set_epi16(0, 0, 0, 0, 1, 3, 27, 243));
     out->twist = (uint16_t)(_mm_cvtsi128_si32(sums) +
                             _mm_cvtsi128_si32(_mm_srli_si128(sums, 4)));
-    out->fs = (uint32_t)sh->comb_of[emask] * N_FLIP + flip;
-    out->split = sh->csplit_of[cmask];
+    const qs_tables *t = sh->t;
+    out->fs = (uint32_t)t->comb_of[emask] * N_FLIP + flip;
+    out->split = t->csplit_of[cmask];
     if (sh->xl)
         return;
     /* the four slice edges, in place order, packed into the low bytes */
     uint32_t four = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi8(
-        ep, _mm_load_si128((const __m128i *)(const void *)sh->gather[emask])));
+        ep, _mm_load_si128((const __m128i *)(const void *)t->gather[emask])));
     four -= 0x08080808u;
     unsigned key = (four & 3) | (four >> 6 & 0xc) | (four >> 12 & 0x30) |
                    (four >> 18 & 0xc0);
-    out->slice = (uint16_t)(sh->comb_of[emask] * 24 + sh->rank4[key]);
+    out->slice = (uint16_t)(t->comb_of[emask] * 24 + t->rank4[key]);
 }
 #endif
 
@@ -1537,8 +1529,8 @@ static void to_icube(const qs_cube *c, icube *out)
  * probes): the root's inverse seen along each axis (S c^-1 S^-1, where
  * move m of the cube is move conj[r][m] and premoves it by that move's
  * inverse, since a move turns the inverse from the other side), the
- * moves each axis's goals hold, and with sh->inv the rank tables of
- * inverse_coords. Runs after the frames' conj are set. */
+ * and the moves each axis's goals hold. Runs after the frames' conj are
+ * set. */
 static void init_inverse(shared *sh, const qs_cube *c, const qs_cube *sym)
 {
     const qs_tables *t = sh->t;
@@ -1566,38 +1558,6 @@ static void init_inverse(shared *sh, const qs_cube *c, const qs_cube *sym)
             if (face == 0 || face == 3 || mr % 3 == 1)
                 sh->p2_moves[r] |= 1ull << m;
         }
-    }
-    if (!sh->inv)
-        return;
-    /* Ranked by the coordinates themselves, on a cube whose slice edges
-     * (U-layer corners) sit at the mask's places. */
-    for (unsigned mask = 0; mask < 4096; mask++) {
-        if (__builtin_popcount(mask) != 4)
-            continue;
-        qs_cube y;
-        qs_cube_solved(&y);
-        for (int pos = 0, slice = 8, other = 0; pos < 12; pos++)
-            y.ep[pos] = (uint8_t)(mask >> pos & 1 ? slice++ : other++);
-        sh->comb_of[mask] = (uint16_t)(qs_coord_edge4(&y, 8) / 24);
-        memset(sh->gather[mask], 0x80, 16);
-        for (int pos = 0, k = 0; pos < 12; pos++)
-            if (mask >> pos & 1)
-                sh->gather[mask][k++] = (uint8_t)pos;
-    }
-    for (unsigned key = 0; key < 256; key++) {
-        uint8_t order[4];
-        for (int k = 0; k < 4; k++)
-            order[k] = (uint8_t)(key >> (2 * k) & 3);
-        sh->rank4[key] = (uint8_t)qs_perm_rank(order, 4);
-    }
-    for (unsigned mask = 0; mask < 256; mask++) {
-        if (__builtin_popcount(mask) != 4)
-            continue;
-        qs_cube y;
-        qs_cube_solved(&y);
-        for (int i = 0, u = 0, d = 4; i < 8; i++)
-            y.cp[i] = (uint8_t)(mask >> i & 1 ? u++ : d++);
-        sh->csplit_of[mask] = (uint8_t)qs_coord_csplit(&y);
     }
 }
 

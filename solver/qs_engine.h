@@ -455,6 +455,18 @@ struct qs_tables {
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
     uint8_t csplit_move[N_CSPLIT][QS_MOVE_COUNT];
+    /* Ranks from cubie places, for coordinates made from cubies (the
+     * optimal search's inverse): comb_of[mask] the rank of a 12-bit mask
+     * of four edge places, as qs_coord_edge4 ranks them (divided by 24);
+     * csplit_of[mask] qs_coord_csplit of the corner places in an 8-bit
+     * mask; rank4[key] qs_perm_rank of four slice edges' order, two bits
+     * each in place order; gather[mask] a byte shuffle that brings the
+     * bytes at the four places of a 12-bit mask to the front, in place
+     * order. */
+    uint16_t comb_of[4096];
+    uint8_t csplit_of[256];
+    uint8_t rank4[256];
+    _Alignas(16) uint8_t gather[4096][16];
     uint8_t (*edge4_pos)[4];   /* [N_EDGE4] positions of the four edges */
     /* [N_EDGE4][24]: udedges_of(u, d) for u in the U and D layers, by the
      * order of the D edges (d % 24; their places are the other four) */

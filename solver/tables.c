@@ -202,6 +202,40 @@ static int udedges_rank(const qs_tables *t, int u, int d)
     return qs_perm_rank(perm, 8);
 }
 
+/* Ranked by the coordinates themselves, on a cube whose slice edges
+ * (U-layer corners) sit at the mask's places. */
+static void init_cubie_ranks(qs_tables *t)
+{
+    for (unsigned mask = 0; mask < 4096; mask++) {
+        if (__builtin_popcount(mask) != 4)
+            continue;
+        qs_cube y;
+        qs_cube_solved(&y);
+        for (int pos = 0, slice = 8, other = 0; pos < 12; pos++)
+            y.ep[pos] = (uint8_t)(mask >> pos & 1 ? slice++ : other++);
+        t->comb_of[mask] = (uint16_t)(qs_coord_edge4(&y, 8) / 24);
+        memset(t->gather[mask], 0x80, 16);
+        for (int pos = 0, k = 0; pos < 12; pos++)
+            if (mask >> pos & 1)
+                t->gather[mask][k++] = (uint8_t)pos;
+    }
+    for (unsigned key = 0; key < 256; key++) {
+        uint8_t order[4];
+        for (int k = 0; k < 4; k++)
+            order[k] = (uint8_t)(key >> (2 * k) & 3);
+        t->rank4[key] = (uint8_t)qs_perm_rank(order, 4);
+    }
+    for (unsigned mask = 0; mask < 256; mask++) {
+        if (__builtin_popcount(mask) != 4)
+            continue;
+        qs_cube y;
+        qs_cube_solved(&y);
+        for (int i = 0, u = 0, d = 4; i < 8; i++)
+            y.cp[i] = (uint8_t)(mask >> i & 1 ? u++ : d++);
+        t->csplit_of[mask] = (uint8_t)qs_coord_csplit(&y);
+    }
+}
+
 static int init_move_tables(qs_tables *t)
 {
     static const int edge4_first[3] = {8, 0, 4};
@@ -281,6 +315,7 @@ static int init_move_tables(qs_tables *t)
                 qs_cube_apply_move(&c, (qs_move)m);
             t->csplit_move[x][m] = (uint8_t)qs_coord_csplit(&c);
         }
+    init_cubie_ranks(t);
     return QS_OK;
 }
 

@@ -129,6 +129,37 @@ static void test_move_tables_match_cubies(void **state)
     }
 }
 
+/* The ranks from cubie places (the optimal search's inverse coordinates)
+ * give the coordinates' own values on random cubes. */
+static void test_cubie_ranks(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    uint64_t rng = 4242;
+    for (int i = 0; i < 2000; i++) {
+        qs_cube c;
+        qs_cube_random(&c, &rng);
+        unsigned emask = 0, cmask = 0, key = 0;
+        uint8_t four[4];
+        for (int pos = 0, k = 0; pos < 12; pos++)
+            if (c.ep[pos] >= 8) {
+                emask |= 1u << pos;
+                four[k] = c.ep[pos];
+                key |= (unsigned)(c.ep[pos] - 8) << (2 * k++);
+            }
+        for (int pos = 0; pos < 8; pos++)
+            cmask |= (unsigned)(c.cp[pos] < 4) << pos;
+        int slice = qs_coord_edge4(&c, 8);
+        assert_int_equal(t->comb_of[emask], slice / 24);
+        assert_int_equal(t->comb_of[emask] * 24 + t->rank4[key], slice);
+        assert_int_equal(t->csplit_of[cmask], qs_coord_csplit(&c));
+        for (int k = 0; k < 4; k++)
+            assert_int_equal(c.ep[t->gather[emask][k]], four[k]);
+        for (int k = 4; k < 16; k++)
+            assert_int_equal(t->gather[emask][k], 0x80);
+    }
+}
+
 static void test_symmetries(void **state)
 {
     (void)state;
@@ -210,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_move_tables_match_cubies),
+        cmocka_unit_test(test_cubie_ranks),
         cmocka_unit_test(test_symmetries),
         cmocka_unit_test(test_symmetry_classes),
     };
