@@ -1035,9 +1035,12 @@ static void step_durations(shared *sh)
     us[ROBOT_OP_REGRIP][0] = us[ROBOT_OP_REGRIP][1] =
         robot_step_us(sh->prof, &regrip);
     sh->min_us = INT64_MAX;
+    int64_t min_with_us = INT64_MAX; /* the cheapest op with regrips */
     for (int op = 0; op < ROBOT_OPS; op++) {
-        if (us[op][0] < sh->min_us)
+        if (us[op][0] < sh->min_us) {
             sh->min_us = us[op][0];
+            min_with_us = us[op][1];
+        }
         for (int from = 0; from < GV_LANES; from++)
             for (int to = 0; to < GV_LANES; to++)
                 sh->step_us[0][op][from][to] = GV_NONE;
@@ -1059,14 +1062,23 @@ static void step_durations(shared *sh)
                 sh->step_us[1][op][to][from] = sh->step_us[0][op][from][to];
     }
     /* Under a time limit (or a node limit, its stand-in) a remaining move
-     * is charged 1.5 cheapest steps. The bound is then no longer a lower
-     * bound (a path may still finish faster), but the search stops
+     * is charged 1.5 cheapest steps, but not more than 95 % of that
+     * step made with parallel regrips (nor less than the step). The bound is then no longer a
+     * lower bound (a path may still finish faster), but the search stops
      * spending its milliseconds on paths that would need only the
-     * cheapest steps to win, and finds faster plans in the same time
-     * (docs/benchmarks.md has both figures). Without a limit it stays a
-     * lower bound. */
-    if (sh->o->time_ms > 0 || sh->o->max_nodes > 0)
-        sh->min_us += sh->min_us / 2;
+     * cheapest steps to win, and finds faster plans in the same time.
+     * The cap: a quarter turn with a parallel regrip is a common step
+     * (85 ms against 60 alone under `default`), and a charge above it
+     * prunes paths made of such steps that would have won
+     * (docs/benchmarks.md, twenty-seventh session). Without a limit it
+     * stays a lower bound. */
+    if (sh->o->time_ms > 0 || sh->o->max_nodes > 0) {
+        int64_t weighted = sh->min_us + sh->min_us / 2,
+                cap = min_with_us - min_with_us / 20;
+        if (cap < sh->min_us)
+            cap = sh->min_us;
+        sh->min_us = weighted < cap ? weighted : cap;
+    }
 }
 
 int robot_solve(const qs_tables *t, const robot_model *rm,
