@@ -324,6 +324,11 @@ void qs_jobs_clear(qs_jobs *j)
     atomic_store(&j->next, 0);
 }
 
+void qs_jobs_rewind(qs_jobs *j)
+{
+    atomic_store(&j->next, 0);
+}
+
 int qs_jobs_add(qs_jobs *j, const void *item, int promise)
 {
     if (j->n == j->cap) {

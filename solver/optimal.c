@@ -162,6 +162,10 @@ typedef struct {
 
     int depth;                /* the total length being searched */
     qs_run run;               /* jobs: of job */
+    /* add_jobs left out a prefix by its bound or listed a shorter one
+     * (jobs_cut); when it did not, the next length lists the same jobs in
+     * the same order (every promise grows alike), so they are reused. */
+    int jobs_cut, jobs_reusable;
 
     pthread_mutex_t lock;     /* guards the solutions */
     int found;                /* solutions at the current depth */
@@ -1433,6 +1437,8 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
 {
     const qs_tables *t = sh->t;
     if (depth == PREFIX || togo == 0) {
+        if (depth < PREFIX)
+            sh->jobs_cut = 1;
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
@@ -1441,20 +1447,26 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
     }
     uint64_t moves =
         sh->p1m3 ? t->canon_allowed[canon] : usable(sh, en, togo, canon);
+    if (moves != t->canon_allowed[canon])
+        sh->jobs_cut = 1; /* moves the bound takes away */
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int rest = togo - t->cost[m];
-        if (rest < 0)
+        if (rest < 0) {
+            sh->jobs_cut = 1;
             continue;
+        }
         path[depth] = (qs_move)m;
         if (!least_in_orbit(sh, path, depth + 1))
             continue;
         onode kid;
         oentry ke;
         int h = child_bound(sh, n, m, &kid, &ke);
-        if (h > rest)
+        if (h > rest) {
+            sh->jobs_cut = 1;
             continue;
+        }
         int err = add_jobs(sh, &kid, &ke, rest, h, t->canon_next[m], path,
                            depth + 1);
         if (err)
@@ -1607,15 +1619,22 @@ static int run_depth(shared *sh, worker *workers)
     const qs_optimal_options *o = sh->o;
     qs_move path[PREFIX];
     oentry en;
-    if (!sh->p1m3)
-        lookup(sh->t, &sh->root, &en);
-    qs_jobs_clear(&sh->run.jobs);
-    int err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
-    if (err)
-        return err;
-    err = qs_jobs_order(&sh->run.jobs);
-    if (err)
-        return err;
+    int err;
+    if (sh->jobs_reusable) {
+        qs_jobs_rewind(&sh->run.jobs);
+    } else {
+        if (!sh->p1m3)
+            lookup(sh->t, &sh->root, &en);
+        qs_jobs_clear(&sh->run.jobs);
+        sh->jobs_cut = 0;
+        err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
+        if (err)
+            return err;
+        err = qs_jobs_order(&sh->run.jobs);
+        if (err)
+            return err;
+        sh->jobs_reusable = !sh->jobs_cut;
+    }
     /* An optimal search runs seconds: starting its threads costs nothing
      * next to that, so it takes no team. */
     err = qs_engine_run(o->threads, NULL, worker_main, workers,

@@ -132,6 +132,9 @@ void qs_jobs_init(qs_jobs *j, size_t size);
 void qs_jobs_free(qs_jobs *j);
 /* Forgets the items and restarts the numbering; keeps the memory. */
 void qs_jobs_clear(qs_jobs *j);
+/* Hands the same items out again, in the order they have (an iteration
+ * whose list would come out the same). */
+void qs_jobs_rewind(qs_jobs *j);
 /* Appends a copy of item, a subtree with `promise` moves to spare beyond
  * its lower bound (see qs_jobs_order); QS_OK or QS_ERR_NOMEM. */
 int qs_jobs_add(qs_jobs *j, const void *item, int promise);

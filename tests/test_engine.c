@@ -225,6 +225,19 @@ static void test_jobs_order(void **state)
     }
     assert_null(qs_jobs_take(&jobs));
     assert_int_equal(prev_promise, -2);
+    /* Rewound, the same items come out again in the same order. */
+    qs_jobs_rewind(&jobs);
+    prev = -1, prev_promise = 3;
+    for (int k = 0; k < JOBS; k++) {
+        const int *job = qs_jobs_take(&jobs);
+        assert_non_null(job);
+        int promise = (*job * 7) % 5 - 2;
+        assert_true(promise < prev_promise ||
+                    (promise == prev_promise && *job > prev));
+        prev = *job;
+        prev_promise = promise;
+    }
+    assert_null(qs_jobs_take(&jobs));
 
     qs_jobs_clear(&jobs);
     int one = 1;
