@@ -1063,10 +1063,11 @@ static void step_durations(shared *sh)
     }
     /* Under a time limit (or a node limit, its stand-in) a remaining move
      * is charged 1.5 cheapest steps, but not more than 95 % of that
-     * step made with parallel regrips (nor less than the step). The bound is then no longer a
-     * lower bound (a path may still finish faster), but the search stops
-     * spending its milliseconds on paths that would need only the
-     * cheapest steps to win, and finds faster plans in the same time.
+     * step made with parallel regrips (nor less than the step). The
+     * bound is then no longer a lower bound (a path may still finish
+     * faster), but the search stops spending its milliseconds on paths
+     * that would need only the cheapest steps to win, and finds faster
+     * plans in the same time.
      * The cap: a quarter turn with a parallel regrip is a common step
      * (85 ms against 60 alone under `default`), and a charge above it
      * prunes paths made of such steps that would have won

@@ -162,9 +162,10 @@ typedef struct {
 
     int depth;                /* the total length being searched */
     qs_run run;               /* jobs: of job */
-    /* add_jobs left out a prefix by its bound or listed a shorter one
-     * (jobs_cut); when it did not, the next length lists the same jobs in
-     * the same order (every promise grows alike), so they are reused. */
+    /* add_jobs left out a prefix (by its bound or the phase-1 masks) or
+     * listed a shorter one (jobs_cut); when it did not, the next length
+     * would list the same jobs in the same order (every promise grows
+     * alike), so they are handed out again (jobs_reusable). */
     int jobs_cut, jobs_reusable;
 
     pthread_mutex_t lock;     /* guards the solutions */
