@@ -318,15 +318,15 @@ void *qs_run_alloc(size_t shared_size, size_t worker_size, size_t n,
     return block;
 }
 
-void qs_jobs_clear(qs_jobs *j)
-{
-    j->n = 0;
-    atomic_store(&j->next, 0);
-}
-
 void qs_jobs_rewind(qs_jobs *j)
 {
     atomic_store(&j->next, 0);
+}
+
+void qs_jobs_clear(qs_jobs *j)
+{
+    j->n = 0;
+    qs_jobs_rewind(j);
 }
 
 int qs_jobs_add(qs_jobs *j, const void *item, int promise)

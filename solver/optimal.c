@@ -162,11 +162,11 @@ typedef struct {
 
     int depth;                /* the total length being searched */
     qs_run run;               /* jobs: of job */
-    /* add_jobs left out a prefix (by its bound or the phase-1 masks) or
-     * listed a shorter one (jobs_cut); when it did not, the next length
-     * would list the same jobs in the same order (every promise grows
-     * alike), so they are handed out again (jobs_reusable). */
-    int jobs_cut, jobs_reusable;
+    /* The job list holds every canonical prefix of PREFIX moves: add_jobs
+     * left none out (by its bound or the phase-1 masks) and listed none
+     * shorter. The next length would then list the same jobs in the same
+     * order (every promise grows alike), so they are handed out again. */
+    int jobs_complete;
 
     pthread_mutex_t lock;     /* guards the solutions */
     int found;                /* solutions at the current depth */
@@ -1439,7 +1439,7 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
     const qs_tables *t = sh->t;
     if (depth == PREFIX || togo == 0) {
         if (depth < PREFIX)
-            sh->jobs_cut = 1;
+            sh->jobs_complete = 0;
         job j;
         memcpy(j.moves, path, (size_t)depth);
         j.n = depth;
@@ -1449,13 +1449,13 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
     uint64_t moves =
         sh->p1m3 ? t->canon_allowed[canon] : usable(sh, en, togo, canon);
     if (moves != t->canon_allowed[canon])
-        sh->jobs_cut = 1; /* moves the bound takes away */
+        sh->jobs_complete = 0; /* moves the bound takes away */
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
         int rest = togo - t->cost[m];
         if (rest < 0) {
-            sh->jobs_cut = 1;
+            sh->jobs_complete = 0;
             continue;
         }
         path[depth] = (qs_move)m;
@@ -1465,7 +1465,7 @@ static int add_jobs(shared *sh, const onode *n, const oentry *en, int togo,
         oentry ke;
         int h = child_bound(sh, n, m, &kid, &ke);
         if (h > rest) {
-            sh->jobs_cut = 1;
+            sh->jobs_complete = 0;
             continue;
         }
         int err = add_jobs(sh, &kid, &ke, rest, h, t->canon_next[m], path,
@@ -1539,11 +1539,11 @@ static void to_icube(const qs_cube *c, icube *out)
 }
 
 /* What a search that carries the inverse needs (sh->inv, or the H48
- * probes): the root's inverse seen along each axis (S c^-1 S^-1, where
- * move m of the cube is move conj[r][m] and premoves it by that move's
- * inverse, since a move turns the inverse from the other side), the
- * and the moves each axis's goals hold. Runs after the frames' conj are
- * set. */
+ * probes): the root's inverse seen along each axis (S c^-1 S^-1), the
+ * premove that each move of the cube makes on it there (move m of the
+ * cube is move conj[r][m] of the frame, and turns the inverse from the
+ * other side by that move's inverse), and the moves each axis's goals
+ * hold. Runs after the frames' conj are set. */
 static void init_inverse(shared *sh, const qs_cube *c, const qs_cube *sym)
 {
     const qs_tables *t = sh->t;
@@ -1621,20 +1621,20 @@ static int run_depth(shared *sh, worker *workers)
     qs_move path[PREFIX];
     oentry en;
     int err;
-    if (sh->jobs_reusable) {
+    if (sh->jobs_complete) {
         qs_jobs_rewind(&sh->run.jobs);
     } else {
         if (!sh->p1m3)
             lookup(sh->t, &sh->root, &en);
         qs_jobs_clear(&sh->run.jobs);
-        sh->jobs_cut = 0;
+        sh->jobs_complete = 1; /* until add_jobs leaves something out */
         err = add_jobs(sh, &sh->root, &en, sh->depth, 0, 0, path, 0);
-        if (err)
+        if (!err)
+            err = qs_jobs_order(&sh->run.jobs);
+        if (err) {
+            sh->jobs_complete = 0;
             return err;
-        err = qs_jobs_order(&sh->run.jobs);
-        if (err)
-            return err;
-        sh->jobs_reusable = !sh->jobs_cut;
+        }
     }
     /* An optimal search runs seconds: starting its threads costs nothing
      * next to that, so it takes no team. */

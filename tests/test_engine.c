@@ -196,6 +196,26 @@ static void test_team(void **state)
     qs_team_free(NULL);
 }
 
+/* Takes all `count` items of test_jobs_order's list (item i has promise
+ * (7 i) % 5 - 2) and checks they come most promise first, in listing
+ * order among equals, down to the least promise, -2. */
+static void take_by_promise(qs_jobs *jobs, int count)
+{
+    int prev = -1, prev_promise = 3;
+    for (int k = 0; k < count; k++) {
+        const int *job = qs_jobs_take(jobs);
+        assert_non_null(job);
+        int promise = (*job * 7) % 5 - 2;
+        assert_true(promise <= prev_promise);
+        if (promise == prev_promise)
+            assert_true(*job > prev);
+        prev = *job;
+        prev_promise = promise;
+    }
+    assert_null(qs_jobs_take(jobs));
+    assert_int_equal(prev_promise, -2);
+}
+
 /* Jobs are handed out most promise first, in listing order among equal
  * promises; an empty or one-item list orders without trouble. */
 static void test_jobs_order(void **state)
@@ -212,32 +232,10 @@ static void test_jobs_order(void **state)
     for (int i = 0; i < JOBS; i++)
         assert_int_equal(qs_jobs_add(&jobs, &i, (i * 7) % 5 - 2), QS_OK);
     assert_int_equal(qs_jobs_order(&jobs), QS_OK);
-    int prev = -1, prev_promise = 3;
-    for (int k = 0; k < JOBS; k++) {
-        const int *job = qs_jobs_take(&jobs);
-        assert_non_null(job);
-        int promise = (*job * 7) % 5 - 2;
-        assert_true(promise <= prev_promise);
-        if (promise == prev_promise)
-            assert_true(*job > prev);
-        prev = *job;
-        prev_promise = promise;
-    }
-    assert_null(qs_jobs_take(&jobs));
-    assert_int_equal(prev_promise, -2);
+    take_by_promise(&jobs, JOBS);
     /* Rewound, the same items come out again in the same order. */
     qs_jobs_rewind(&jobs);
-    prev = -1, prev_promise = 3;
-    for (int k = 0; k < JOBS; k++) {
-        const int *job = qs_jobs_take(&jobs);
-        assert_non_null(job);
-        int promise = (*job * 7) % 5 - 2;
-        assert_true(promise < prev_promise ||
-                    (promise == prev_promise && *job > prev));
-        prev = *job;
-        prev_promise = promise;
-    }
-    assert_null(qs_jobs_take(&jobs));
+    take_by_promise(&jobs, JOBS);
 
     qs_jobs_clear(&jobs);
     int one = 1;
