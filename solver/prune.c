@@ -375,43 +375,65 @@ static int claim_chunk(bfs_job *job, int progress, uint64_t *begin,
     return 1;
 }
 
+/* Entries of a chunk are taken in batches: the children of every entry of
+ * a batch are made and their distances fetched before any is read, so
+ * that the reads of a batch, scattered over a table far beyond the cache,
+ * overlap instead of following one another. A backward look fetches only
+ * its first children: it mostly stops at one of them. */
+enum { BFS_BATCH = 16, BACKWARD_FETCH = 4 };
+
 static void *bfs_level_worker(void *arg)
 {
     bfs_job *job = arg;
     const space *sp = job->sp;
     uint8_t *dist = job->dist;
     const int d = job->level;
-    uint64_t child[MAX_CHILDREN], equiv[MAX_EQUIV];
-    uint8_t cost[MAX_CHILDREN];
+    uint64_t child[BFS_BATCH][MAX_CHILDREN], equiv[MAX_EQUIV];
+    uint8_t cost[BFS_BATCH][MAX_CHILDREN];
+    uint64_t idx[BFS_BATCH];
+    int n_child[BFS_BATCH];
     uint64_t begin, end;
     while (claim_chunk(job, 0, &begin, &end)) {
-        for (uint64_t i = begin; i < end; i++) {
-            uint8_t here = __atomic_load_n(&dist[i], __ATOMIC_RELAXED);
-            if (!job->backward) {
-                if (here != d)
+        uint64_t i = begin;
+        while (i < end) {
+            int batch = 0;
+            for (; i < end && batch < BFS_BATCH; i++) {
+                uint8_t here = __atomic_load_n(&dist[i], __ATOMIC_RELAXED);
+                /* Forward: the level's entries expand; backward: entries
+                 * already at d or closer are final. */
+                if (job->backward ? here <= d : here != d)
                     continue;
-                int n = sp->children(sp, i, child, cost);
-                for (int k = 0; k < n; k++) {
-                    uint8_t nd = (uint8_t)(d + cost[k]);
-                    if (__atomic_load_n(&dist[child[k]], __ATOMIC_RELAXED) <=
-                        nd)
-                        continue;
-                    lower_to(&dist[child[k]], nd);
-                    int ne = sp->equivalents(sp, child[k], equiv);
-                    for (int e = 0; e < ne; e++)
-                        lower_to(&dist[equiv[e]], nd);
+                int n = sp->children(sp, i, child[batch], cost[batch]);
+                int fetch = job->backward && n > BACKWARD_FETCH
+                                ? BACKWARD_FETCH
+                                : n;
+                for (int k = 0; k < fetch; k++)
+                    __builtin_prefetch(&dist[child[batch][k]]);
+                idx[batch] = i;
+                n_child[batch++] = n;
+            }
+            for (int b = 0; b < batch; b++) {
+                const uint64_t *ch = child[b];
+                const uint8_t *co = cost[b];
+                if (!job->backward) {
+                    for (int k = 0; k < n_child[b]; k++) {
+                        uint8_t nd = (uint8_t)(d + co[k]);
+                        if (__atomic_load_n(&dist[ch[k]],
+                                            __ATOMIC_RELAXED) <= nd)
+                            continue;
+                        lower_to(&dist[ch[k]], nd);
+                        int ne = sp->equivalents(sp, ch[k], equiv);
+                        for (int e = 0; e < ne; e++)
+                            lower_to(&dist[equiv[e]], nd);
+                    }
+                    continue;
                 }
-            } else {
-                /* Entries already at d or closer are final. */
-                if (here <= d)
-                    continue;
-                int n = sp->children(sp, i, child, cost);
-                for (int k = 0; k < n; k++) {
-                    if (cost[k] > d)
+                for (int k = 0; k < n_child[b]; k++) {
+                    if (co[k] > d)
                         continue;
-                    if (__atomic_load_n(&dist[child[k]], __ATOMIC_RELAXED) ==
-                        d - cost[k]) {
-                        __atomic_store_n(&dist[i], (uint8_t)d,
+                    if (__atomic_load_n(&dist[ch[k]], __ATOMIC_RELAXED) ==
+                        d - co[k]) {
+                        __atomic_store_n(&dist[idx[b]], (uint8_t)d,
                                          __ATOMIC_RELAXED);
                         break;
                     }
@@ -700,6 +722,14 @@ static void *rphase1x_worker(void *arg)
         atomic_store(&job->failed, 1);
         return NULL;
     }
+    /* The moves of each group in move order, the order of an entry's bits
+     * (every entry looks at each group twice, once per other class). */
+    uint8_t group_moves[N_TILT][QS_MOVE_COUNT];
+    int n_group[N_TILT] = {0, 0, 0};
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
+        if (t->group_of[m] < N_TILT)
+            group_moves[t->group_of[m]][n_group[t->group_of[m]]++] =
+                (uint8_t)m;
     for (;;) {
         uint64_t cls = atomic_fetch_add(&job->next_chunk, 1);
         if (cls >= N_FS_CLASS || cancelled(job) || atomic_load(&job->failed))
@@ -734,9 +764,8 @@ static void *rphase1x_worker(void *arg)
                     uint32_t bits = 0;
                     int i_axis = 0, high = 0;
                     uint8_t delta[16];
-                    for (int m = 0; m < QS_MOVE_COUNT; m++) {
-                        if (t->group_of[m] != a)
-                            continue;
+                    for (int g = 0; g < n_group[a]; g++) {
+                        int m = group_moves[a][g];
                         int dd = child[tw][m][kk] + 1 - d[kk];
                         if (dd < 0 || dd > 2)
                             atomic_store(&job->failed, 1); /* a bug */
@@ -984,7 +1013,11 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
  * writes within 550 bytes. Only unit-cost moves are expanded: in QTM a
  * half turn is two quarter turns. */
 
-enum { LARGE_CHUNK = 64 }; /* blocks per unit of work */
+enum {
+    LARGE_CHUNK = 64,    /* blocks per unit of work */
+    LARGE_FETCH_ALL = 16 /* entries of a block from which its children's
+                            blocks are fetched whole */
+};
 
 typedef struct {
     const qs_tables *t;
@@ -1089,68 +1122,154 @@ static void large_progress(large_job *lj, uint64_t chunk, uint64_t chunks)
     pthread_mutex_unlock(&job->progress_lock);
 }
 
+/* A block whose entries at the pass's value are to be worked: those
+ * entries' twists and the blocks its unit moves lead to. */
+typedef struct {
+    uint64_t b;
+    int n;
+    uint16_t tw[N_TWIST];
+    uint64_t child[QS_MOVE_COUNT];
+    int csym[QS_MOVE_COUNT];
+} large_block;
+
+/* Finds the twists of block b whose entries hold `want`, into tw; returns
+ * their number. Every pass scans the whole table, so entries are compared
+ * 32 at a time: each aligned 64-bit word of the block is XORed with `want`
+ * in every 2-bit field and the zero fields picked out. The table's last
+ * block (whose last word may reach past the table), a table not aligned
+ * to 8 bytes and a big-endian machine read entry by entry. */
+static int block_find(const uint8_t *tab, uint64_t b, uint64_t blocks,
+                      int want, uint16_t *tw)
+{
+    const uint64_t first = b * N_TWIST, stop = first + N_TWIST;
+    int n = 0;
+    const int words_ok = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+                         !((uintptr_t)tab & 7);
+    if (b + 1 == blocks || !words_ok) {
+        for (int w = 0; w < N_TWIST; w++)
+            if (large_value(tab, first + (uint64_t)w) == want)
+                tw[n++] = (uint16_t)w;
+        return n;
+    }
+    const uint64_t fields = 0x5555555555555555ull;
+    const uint64_t pattern = fields * (uint64_t)want;
+    const uint64_t *words = (const uint64_t *)(const void *)tab;
+    for (uint64_t k = first / 32; k * 32 < stop; k++) {
+        uint64_t x = __atomic_load_n(&words[k], __ATOMIC_RELAXED) ^ pattern;
+        uint64_t eq = ~(x | x >> 1) & fields;
+        uint64_t lo = k * 32;
+        if (lo < first)
+            eq &= ~0ull << (2 * (first - lo));
+        if (lo + 32 > stop)
+            eq &= ~0ull >> (2 * (lo + 32 - stop));
+        while (eq) {
+            tw[n++] = (uint16_t)(lo + (uint64_t)(__builtin_ctzll(eq) / 2) -
+                                 first);
+            eq &= eq - 1;
+        }
+    }
+    return n;
+}
+
+/* Loads the next block from *b on (before end) that has entries to work,
+ * and fetches the child entries they will read: every line of each child
+ * block when there are many, else just those entries. 0 if none is left. */
+static int large_next(const large_job *lj, uint64_t *b, uint64_t end,
+                      large_block *lb)
+{
+    const qs_tables *t = lj->t;
+    const uint8_t *tab = lj->tab;
+    const int want = lj->backward ? 3 : lj->level % 3;
+    const int n3 = large_third_n(lj->xl);
+    for (; *b < end; (*b)++) {
+        int n = block_find(tab, *b, lj->blocks, want, lb->tw);
+        if (n == 0)
+            continue;
+        lb->b = (*b)++;
+        lb->n = n;
+        int cls = (int)(lb->b / (uint64_t)n3),
+            third = (int)(lb->b % (uint64_t)n3);
+        for (int k = 0; k < lj->n_unit; k++) {
+            lb->child[k] = large_child_block(t, lj->xl, cls, third,
+                                             lj->unit[k], &lb->csym[k]);
+            if (n >= LARGE_FETCH_ALL) {
+                const uint8_t *p = &tab[lb->child[k] * N_TWIST / 4];
+                for (int off = 0; off < (N_TWIST + 3) / 4 + 64; off += 64)
+                    __builtin_prefetch(p + off);
+            } else {
+                for (int j = 0; j < n; j++) {
+                    int w2 = t->twist_conj[move_row(t, t->twist_move,
+                                                    lb->tw[j])[lj->unit[k]]]
+                                          [lb->csym[k]];
+                    __builtin_prefetch(
+                        &tab[(lb->child[k] * N_TWIST + (uint64_t)w2) / 4]);
+                }
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* One pass over the blocks. The children of the next block to work are
+ * fetched while this one is worked, so that its reads, scattered over a
+ * table far beyond the cache, are on their way before they are needed. */
 static void *large_worker(void *arg)
 {
     large_job *lj = arg;
     const qs_tables *t = lj->t;
     uint8_t *tab = lj->tab;
-    const int here = lj->level % 3;
     const int prev = (lj->level + 2) % 3, next = (lj->level + 1) % 3;
+    const int here = lj->level % 3;
     const uint64_t blocks = lj->blocks;
     const uint64_t chunks = (blocks + LARGE_CHUNK - 1) / LARGE_CHUNK;
-    const int xl = lj->xl, n3 = large_third_n(xl);
-    uint16_t tw[N_TWIST];
-    uint64_t child[QS_MOVE_COUNT];
-    int csym[QS_MOVE_COUNT];
+    const int xl = lj->xl;
+    large_block lb[2];
     uint64_t count = 0;
 
     for (;;) {
         uint64_t chunk = atomic_fetch_add(&lj->next_chunk, 1);
         if (chunk >= chunks || cancelled(lj->job))
             break;
-        uint64_t end = (chunk + 1) * LARGE_CHUNK;
+        uint64_t b = chunk * LARGE_CHUNK, end = (chunk + 1) * LARGE_CHUNK;
         if (end > blocks)
             end = blocks;
-        for (uint64_t b = chunk * LARGE_CHUNK; b < end; b++) {
-            uint64_t base = b * N_TWIST;
-            int want = lj->backward ? 3 : here, n = 0;
-            for (int w = 0; w < N_TWIST; w++)
-                if (large_value(tab, base + (uint64_t)w) == want)
-                    tw[n++] = (uint16_t)w;
-            if (n == 0)
-                continue;
-            int cls = (int)(b / (uint64_t)n3), third = (int)(b % (uint64_t)n3);
-            for (int k = 0; k < lj->n_unit; k++)
-                child[k] = large_child_block(t, xl, cls, third, lj->unit[k],
-                                             &csym[k]);
+        int cur = 0;
+        int have = large_next(lj, &b, end, &lb[cur]);
+        while (have) {
+            const large_block *c = &lb[cur];
+            have = large_next(lj, &b, end, &lb[cur ^ 1]);
+            uint64_t base = c->b * N_TWIST;
             if (!lj->backward) {
                 for (int k = 0; k < lj->n_unit; k++) {
-                    int m = lj->unit[k], s = csym[k];
-                    for (int j = 0; j < n; j++) {
+                    int m = lj->unit[k], s = c->csym[k];
+                    for (int j = 0; j < c->n; j++) {
                         int w2 = t->twist_conj[move_row(t, t->twist_move,
-                                                        tw[j])[m]][s];
-                        if (large_value(tab, child[k] * N_TWIST +
+                                                        c->tw[j])[m]][s];
+                        if (large_value(tab, c->child[k] * N_TWIST +
                                                  (uint64_t)w2) == 3)
-                            count += settle_all(t, xl, tab, child[k], w2,
+                            count += settle_all(t, xl, tab, c->child[k], w2,
                                                 next);
                     }
                 }
-                continue;
-            }
-            /* Unreached entries are at level or beyond; one neighbour at
-             * level - 1 puts them at level. Nobody else writes them in
-             * this pass, and level - 1 differs from level modulo 3. */
-            for (int j = 0; j < n; j++) {
-                const uint16_t *row = move_row(t, t->twist_move, tw[j]);
-                for (int k = 0; k < lj->n_unit; k++) {
-                    int w2 = t->twist_conj[row[lj->unit[k]]][csym[k]];
-                    if (large_value(tab, child[k] * N_TWIST + (uint64_t)w2) ==
-                        prev) {
-                        count += (uint64_t)settle(tab, base + tw[j], here);
-                        break;
+            } else {
+                /* Unreached entries are at level or beyond; one neighbour
+                 * at level - 1 puts them at level. Nobody else writes them
+                 * in this pass, and level - 1 differs from level modulo 3. */
+                for (int j = 0; j < c->n; j++) {
+                    const uint16_t *row = move_row(t, t->twist_move, c->tw[j]);
+                    for (int k = 0; k < lj->n_unit; k++) {
+                        int w2 = t->twist_conj[row[lj->unit[k]]][c->csym[k]];
+                        if (large_value(tab, c->child[k] * N_TWIST +
+                                                 (uint64_t)w2) == prev) {
+                            count += (uint64_t)settle(tab, base + c->tw[j],
+                                                      here);
+                            break;
+                        }
                     }
                 }
             }
+            cur ^= 1;
         }
         large_progress(lj, chunk, chunks);
     }
