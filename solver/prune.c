@@ -1089,6 +1089,13 @@ static uint64_t large_child_block(const qs_tables *t, int xl, int cls,
            (uint64_t)third2;
 }
 
+/* The twist, in the child block's frame, of twist tw after move m (the
+ * child seen through symmetry s). */
+static inline int large_child_twist(const qs_tables *t, int tw, int m, int s)
+{
+    return t->twist_conj[move_row(t, t->twist_move, tw)[m]][s];
+}
+
 /* Settles entry (block, twist) and the entries its class's own
  * symmetries make the same cube; returns how many it settled. */
 static uint64_t settle_all(const qs_tables *t, int xl, uint8_t *tab,
@@ -1200,14 +1207,14 @@ static int large_next(const large_job *lj, uint64_t *b, uint64_t end,
             lb->child[k] = large_child_block(t, lj->xl, cls, third,
                                              lj->unit[k], &lb->csym[k]);
             if (n >= LARGE_FETCH_ALL) {
+                /* the block's 547 bytes, from p's line to the last */
                 const uint8_t *p = &tab[lb->child[k] * N_TWIST / 4];
                 for (int off = 0; off < (N_TWIST + 3) / 4 + 64; off += 64)
                     __builtin_prefetch(p + off);
             } else {
                 for (int j = 0; j < n; j++) {
-                    int w2 = t->twist_conj[move_row(t, t->twist_move,
-                                                    lb->tw[j])[lj->unit[k]]]
-                                          [lb->csym[k]];
+                    int w2 = large_child_twist(t, lb->tw[j], lj->unit[k],
+                                               lb->csym[k]);
                     __builtin_prefetch(
                         &tab[(lb->child[k] * N_TWIST + (uint64_t)w2) / 4]);
                 }
@@ -1226,8 +1233,8 @@ static void *large_worker(void *arg)
     large_job *lj = arg;
     const qs_tables *t = lj->t;
     uint8_t *tab = lj->tab;
-    const int prev = (lj->level + 2) % 3, next = (lj->level + 1) % 3;
     const int here = lj->level % 3;
+    const int prev = (lj->level + 2) % 3, next = (lj->level + 1) % 3;
     const uint64_t blocks = lj->blocks;
     const uint64_t chunks = (blocks + LARGE_CHUNK - 1) / LARGE_CHUNK;
     const int xl = lj->xl;
@@ -1251,8 +1258,7 @@ static void *large_worker(void *arg)
                 for (int k = 0; k < lj->n_unit; k++) {
                     int m = lj->unit[k], s = c->csym[k];
                     for (int j = 0; j < c->n; j++) {
-                        int w2 = t->twist_conj[move_row(t, t->twist_move,
-                                                        c->tw[j])[m]][s];
+                        int w2 = large_child_twist(t, c->tw[j], m, s);
                         if (large_value(tab, c->child[k] * N_TWIST +
                                                  (uint64_t)w2) == 3)
                             count += settle_all(t, xl, tab, c->child[k], w2,
@@ -1264,9 +1270,9 @@ static void *large_worker(void *arg)
                  * at level - 1 puts them at level. Nobody else writes them
                  * in this pass, and level - 1 differs from level modulo 3. */
                 for (int j = 0; j < c->n; j++) {
-                    const uint16_t *row = move_row(t, t->twist_move, c->tw[j]);
                     for (int k = 0; k < lj->n_unit; k++) {
-                        int w2 = t->twist_conj[row[lj->unit[k]]][c->csym[k]];
+                        int w2 = large_child_twist(t, c->tw[j], lj->unit[k],
+                                                   c->csym[k]);
                         if (large_value(tab, c->child[k] * N_TWIST +
                                                  (uint64_t)w2) == prev) {
                             count += (uint64_t)settle(tab, base + c->tw[j],
