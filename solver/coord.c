@@ -6,24 +6,21 @@
  */
 #include "qs_internal.h"
 
-static int binomial(int n, int k)
-{
-    if (k < 0 || k > n)
-        return 0;
-    int r = 1;
-    for (int i = 1; i <= k; i++)
-        r = r * (n - k + i) / i;
-    return r;
-}
+const uint16_t qs_binom[13][5] = {
+    {1, 0, 0, 0, 0},     {1, 1, 0, 0, 0},       {1, 2, 1, 0, 0},
+    {1, 3, 3, 1, 0},     {1, 4, 6, 4, 1},       {1, 5, 10, 10, 5},
+    {1, 6, 15, 20, 15},  {1, 7, 21, 35, 35},    {1, 8, 28, 56, 70},
+    {1, 9, 36, 84, 126}, {1, 10, 45, 120, 210}, {1, 11, 55, 165, 330},
+    {1, 12, 66, 220, 495}};
 
 /* The places, ascending, of the four-element subset of 0..n-1 whose
- * colexicographic rank is comb (the sum of binomial(place, k + 1)). */
+ * colexicographic rank is comb (the sum of qs_binomial(place, k + 1)). */
 static void comb_places(int comb, int n, uint8_t sorted[4])
 {
     for (int k = 3, p = n - 1; k >= 0; k--) {
-        while (binomial(p, k + 1) > comb)
+        while (qs_binomial(p, k + 1) > comb)
             p--;
-        comb -= binomial(p, k + 1);
+        comb -= qs_binomial(p, k + 1);
         sorted[k] = (uint8_t)p--;
     }
 }
@@ -113,7 +110,7 @@ int qs_coord_edge4(const qs_cube *c, int first)
     for (int pos = 0; pos < 12; pos++) {
         int e = c->ep[pos] - first;
         if (e >= 0 && e < 4) {
-            comb += binomial(pos, k + 1);
+            comb += qs_binomial(pos, k + 1);
             order[k++] = (uint8_t)e;
         }
     }
@@ -179,7 +176,7 @@ int qs_coord_csplit(const qs_cube *c)
     int rank = 0, k = 0;
     for (int i = 0; i < 8; i++)
         if (c->cp[i] < 4)
-            rank += binomial(i, ++k);
+            rank += qs_binomial(i, ++k);
     return rank;
 }
 

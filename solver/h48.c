@@ -36,19 +36,6 @@ enum { UNSET = 0xffffffffu, H48_MOVES = 18 };
 /* Tetrad of corner cubies kept by half turns: URF ULB DLF DRB. */
 static const uint8_t tetrad_a = 1u << 0 | 1u << 2 | 1u << 5 | 1u << 7;
 
-/* C(n, k) for n <= 12, k <= 4: every set ranked here has four members. */
-static const uint16_t binom[13][5] = {
-    {1, 0, 0, 0, 0},    {1, 1, 0, 0, 0},     {1, 2, 1, 0, 0},
-    {1, 3, 3, 1, 0},    {1, 4, 6, 4, 1},     {1, 5, 10, 10, 5},
-    {1, 6, 15, 20, 15}, {1, 7, 21, 35, 35},  {1, 8, 28, 56, 70},
-    {1, 9, 36, 84, 126}, {1, 10, 45, 120, 210}, {1, 11, 55, 165, 330},
-    {1, 12, 66, 220, 495}};
-
-static int binomial(int n, int k)
-{
-    return binom[n][k];
-}
-
 /* Rank of a set of positions (bit mask of n bits) among the sets of its
  * size, in colexicographic order. */
 static int set_rank(unsigned mask, int n)
@@ -56,7 +43,7 @@ static int set_rank(unsigned mask, int n)
     int r = 0, k = 0;
     for (int p = 0; p < n; p++)
         if (mask >> p & 1)
-            r += binomial(p, ++k);
+            r += qs_binomial(p, ++k);
     return r;
 }
 
@@ -64,8 +51,8 @@ static unsigned set_unrank(int r, int n, int k)
 {
     unsigned mask = 0;
     for (int p = n - 1; p >= 0 && k > 0; p--)
-        if (binomial(p, k) <= r) {
-            r -= binomial(p, k);
+        if (qs_binomial(p, k) <= r) {
+            r -= qs_binomial(p, k);
             mask |= 1u << p;
             k--;
         }

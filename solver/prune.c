@@ -42,14 +42,31 @@ enum {
     MAX_EQUIV = 48 /* other entries of one cube: the H48 stabilisers */
 };
 
+/* What a worker keeps of the children of the entry it made children for
+ * last. Workers take entries in index order, and an index's high part (a
+ * symmetry class; in robot phase 2 a class and an edge permutation) stays
+ * the same over runs of entries (2,187 twists of a class, or nine pairs of
+ * tilt classes): the part of each child it decides (the child's class,
+ * offset to its block, and the symmetry that maps it there) is looked up
+ * once per run instead of once per entry. Those lookups, in tables of
+ * megabytes, were most of a generator's time. */
+typedef struct {
+    uint64_t key; /* the high part `base` and `sym` belong to; NO_MEMO none */
+    uint64_t base[MAX_CHILDREN];
+    uint8_t sym[MAX_CHILDREN];
+} child_memo;
+
+#define NO_MEMO UINT64_MAX
+
 typedef struct space space;
 struct space {
     const qs_tables *t;
     uint64_t n;
     int max_level; /* entries not reached by then get this value */
-    /* children of entry idx; returns their number */
+    /* children of entry idx; returns their number. memo is the calling
+     * worker's own (see child_memo). */
     int (*children)(const space *sp, uint64_t idx, uint64_t *child,
-                    uint8_t *cost);
+                    uint8_t *cost, child_memo *memo);
     /* other entries that stand for the same cube as idx */
     int (*equivalents)(const space *sp, uint64_t idx, uint64_t *out);
     const qs_h48 *h48; /* the H48 space's tables, else NULL */
@@ -57,18 +74,31 @@ struct space {
 
 /* ---- phase 1 space */
 
-static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
-                           uint8_t *cost)
+/* Fills memo, for flipslice class cls, with each move's child class (its
+ * first phase-1 index) and the symmetry that maps the child there. */
+static void flipslice_memo(const qs_tables *t, uint64_t cls, child_memo *memo)
 {
-    const qs_tables *t = sp->t;
-    int cls = (int)(idx / N_TWIST), tw = (int)(idx % N_TWIST);
+    if (memo->key == cls)
+        return;
     int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
     for (int m = 0; m < t->n_moves; m++) {
         int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
                   move_row(t, t->flip_move, flip)[m];
-        int tw2 =
-            t->twist_conj[move_row(t, t->twist_move, tw)[m]][t->fs_sym[fs2]];
-        child[m] = (uint64_t)t->fs_class[fs2] * N_TWIST + tw2;
+        memo->base[m] = (uint64_t)t->fs_class[fs2] * N_TWIST;
+        memo->sym[m] = t->fs_sym[fs2];
+    }
+    memo->key = cls;
+}
+
+static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
+                           uint8_t *cost, child_memo *memo)
+{
+    const qs_tables *t = sp->t;
+    int tw = (int)(idx % N_TWIST);
+    flipslice_memo(t, idx / N_TWIST, memo);
+    for (int m = 0; m < t->n_moves; m++) {
+        child[m] = memo->base[m] +
+                   t->twist_conj[move_row(t, t->twist_move, tw)[m]][memo->sym[m]];
         cost[m] = t->cost[m];
     }
     return t->n_moves;
@@ -89,8 +119,9 @@ static int phase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
 /* ---- phase 2 space */
 
 static int phase2_children(const space *sp, uint64_t idx, uint64_t *child,
-                           uint8_t *cost)
+                           uint8_t *cost, child_memo *memo)
 {
+    (void)memo; /* every entry has an edge permutation of its own */
     const qs_tables *t = sp->t;
     int cls = (int)(idx / N_PERM8), ud = (int)(idx % N_PERM8);
     int corners = t->corner_rep[cls];
@@ -118,17 +149,31 @@ static int phase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
 
 /* ---- corners: (corner class, twist in the class's frame) */
 
-static int corners_children(const space *sp, uint64_t idx, uint64_t *child,
-                            uint8_t *cost)
+/* Fills memo, for corner class cls, with each move's child class (its
+ * index times `stride`) and the symmetry that maps the child there. */
+static void corner_memo(const qs_tables *t, uint64_t cls, uint64_t stride,
+                        child_memo *memo)
 {
-    const qs_tables *t = sp->t;
-    int cls = (int)(idx / N_TWIST), tw = (int)(idx % N_TWIST);
+    if (memo->key == cls)
+        return;
     int corners = t->corner_rep[cls];
     for (int m = 0; m < t->n_moves; m++) {
         int c2 = move_row(t, t->corners_move, corners)[m];
-        int tw2 = t->twist_conj[move_row(t, t->twist_move, tw)[m]]
-                               [t->corner_sym[c2]];
-        child[m] = (uint64_t)t->corner_class[c2] * N_TWIST + tw2;
+        memo->base[m] = (uint64_t)t->corner_class[c2] * stride;
+        memo->sym[m] = t->corner_sym[c2];
+    }
+    memo->key = cls;
+}
+
+static int corners_children(const space *sp, uint64_t idx, uint64_t *child,
+                            uint8_t *cost, child_memo *memo)
+{
+    const qs_tables *t = sp->t;
+    int tw = (int)(idx % N_TWIST);
+    corner_memo(t, idx / N_TWIST, N_TWIST, memo);
+    for (int m = 0; m < t->n_moves; m++) {
+        child[m] = memo->base[m] +
+                   t->twist_conj[move_row(t, t->twist_move, tw)[m]][memo->sym[m]];
         cost[m] = t->cost[m];
     }
     return t->n_moves;
@@ -173,22 +218,21 @@ static uint64_t twist_tilt_index(const qs_tables *t, uint64_t cls, int tw,
  * the class to either other one and leaves the cube alone. */
 
 static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
-                            uint8_t *cost)
+                            uint8_t *cost, child_memo *memo)
 {
     const qs_tables *t = sp->t;
     uint64_t p1 = idx / N_TILT;
-    int k = (int)(idx % N_TILT), n = 0;
-    int cls = (int)(p1 / N_TWIST), tw = (int)(p1 % N_TWIST);
-    int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
+    int k = (int)(idx % N_TILT), n = 0, tw = (int)(p1 % N_TWIST);
+    flipslice_memo(t, p1 / N_TWIST, memo);
     uint64_t moves = t->tilt_moves[k];
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
-        int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
-                  move_row(t, t->flip_move, flip)[m];
-        child[n] = twist_tilt_index(t, t->fs_class[fs2],
-                                    move_row(t, t->twist_move, tw)[m], k,
-                                    t->fs_sym[fs2]);
+        int s = memo->sym[m];
+        child[n] = (memo->base[m] +
+                    t->twist_conj[move_row(t, t->twist_move, tw)[m]][s]) *
+                       N_TILT +
+                   t->axis_conj[k][s];
         cost[n++] = 1;
     }
     return tilt_children(p1 * N_TILT, 1, k, n, child, cost);
@@ -217,20 +261,21 @@ static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
  * (class * N_TWIST + twist) * 3 + k; moves as in robot phase 1. */
 
 static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
-                             uint8_t *cost)
+                             uint8_t *cost, child_memo *memo)
 {
     const qs_tables *t = sp->t;
     uint64_t entry = idx / N_TILT;
-    int k = (int)(idx % N_TILT), n = 0;
-    int corners = t->corner_rep[entry / N_TWIST], tw = (int)(entry % N_TWIST);
+    int k = (int)(idx % N_TILT), n = 0, tw = (int)(entry % N_TWIST);
+    corner_memo(t, entry / N_TWIST, N_TWIST, memo);
     uint64_t moves = t->tilt_moves[k];
     while (moves) {
         int m = __builtin_ctzll(moves);
         moves &= moves - 1;
-        int c2 = move_row(t, t->corners_move, corners)[m];
-        child[n] = twist_tilt_index(t, t->corner_class[c2],
-                                    move_row(t, t->twist_move, tw)[m], k,
-                                    t->corner_sym[c2]);
+        int s = memo->sym[m];
+        child[n] = (memo->base[m] +
+                    t->twist_conj[move_row(t, t->twist_move, tw)[m]][s]) *
+                       N_TILT +
+                   t->axis_conj[k][s];
         cost[n++] = 1;
     }
     return tilt_children(entry * N_TILT, 1, k, n, child, cost);
@@ -246,22 +291,30 @@ static int rcorners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
  * symmetries that swap the R-L and F-B axes swap end classes too. */
 
 static int rphase2_children(const space *sp, uint64_t idx, uint64_t *child,
-                            uint8_t *cost)
+                            uint8_t *cost, child_memo *memo)
 {
     const qs_tables *t = sp->t;
     int e = (int)(idx % N_TILT), k = (int)(idx / N_TILT % N_TILT), n = 0;
     uint64_t p2 = idx / (N_TILT * N_TILT);
-    int cls = (int)(p2 / N_PERM8), ud = (int)(p2 % N_PERM8);
-    int corners = t->corner_rep[cls];
+    if (memo->key != p2) {
+        /* base: the child's phase-2 index, for all nine pairs at once */
+        int cls = (int)(p2 / N_PERM8), ud = (int)(p2 % N_PERM8);
+        int corners = t->corner_rep[cls];
+        for (int j = 0; j < t->n_p2; j++) {
+            int c2 = move_row(t, t->corners_move, corners)[t->p2_move[j]];
+            int s = t->corner_sym[c2];
+            memo->base[j] = (uint64_t)t->corner_class[c2] * N_PERM8 +
+                            t->udedges_conj[t->udedges_move[ud][j]][s];
+            memo->sym[j] = (uint8_t)s;
+        }
+        memo->key = p2;
+    }
     for (int j = 0; j < t->n_p2; j++) {
-        int m = t->p2_move[j];
-        if (!(t->tilt_moves[k] >> m & 1))
+        if (!(t->tilt_moves[k] >> t->p2_move[j] & 1))
             continue;
-        int c2 = move_row(t, t->corners_move, corners)[m];
-        int s = t->corner_sym[c2];
-        int ud2 = t->udedges_conj[t->udedges_move[ud][j]][s];
-        child[n] = (((uint64_t)t->corner_class[c2] * N_PERM8 + ud2) * N_TILT +
-                    t->axis_conj[k][s]) * N_TILT + t->axis_conj[e][s];
+        int s = memo->sym[j];
+        child[n] = (memo->base[j] * N_TILT + t->axis_conj[k][s]) * N_TILT +
+                   t->axis_conj[e][s];
         cost[n++] = 1;
     }
     return tilt_children(p2 * N_TILT * N_TILT + (uint64_t)e, N_TILT, k, n,
@@ -286,21 +339,27 @@ static int rphase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
  * esep in the class representative's frame (see qs_internal.h). */
 
 static int h48_children(const space *sp, uint64_t idx, uint64_t *child,
-                        uint8_t *cost)
+                        uint8_t *cost, child_memo *memo)
 {
     const qs_h48 *x = sp->h48;
-    uint32_t cocsep = x->class_rep[idx / H48_N_ESEP];
-    int esep = (int)(idx % H48_N_ESEP), cls;
+    uint64_t cls = idx / H48_N_ESEP;
+    int esep = (int)(idx % H48_N_ESEP);
+    if (memo->key != cls) {
+        uint32_t cocsep = x->class_rep[cls];
+        for (int m = 0; m < 18; m++) {
+            uint32_t p = x->cocsep_packed[h48_cocsep_move(x, cocsep, m)];
+            memo->base[m] = (uint64_t)(p >> 6) * H48_N_ESEP;
+            memo->sym[m] = (uint8_t)(p & 63);
+        }
+        memo->key = cls;
+    }
     /* Each child's esep is seen through its own symmetry, an entry of a
      * 3.3 MB table beyond the core's cache: all 18 are fetched first and
      * then read, so that they arrive together (a third less time). */
+    for (int m = 0; m < 18; m++)
+        __builtin_prefetch(&x->esep_conj[x->esep_move[esep][m]][memo->sym[m]]);
     for (int m = 0; m < 18; m++) {
-        uint32_t p = x->cocsep_packed[h48_cocsep_move(x, cocsep, m)];
-        __builtin_prefetch(&x->esep_conj[x->esep_move[esep][m]][p & 63]);
-    }
-    for (int m = 0; m < 18; m++) {
-        child[m] = h48_index(x, h48_cocsep_move(x, cocsep, m),
-                             x->esep_move[esep][m], &cls);
+        child[m] = memo->base[m] + x->esep_conj[x->esep_move[esep][m]][memo->sym[m]];
         cost[m] = 1;
     }
     return 18;
@@ -400,6 +459,7 @@ static void *bfs_level_worker(void *arg)
     uint64_t idx[BFS_BATCH];
     int n_child[BFS_BATCH];
     uint64_t begin, end;
+    child_memo memo = {.key = NO_MEMO};
     while (claim_chunk(job, 0, &begin, &end)) {
         uint64_t i = begin;
         while (i < end) {
@@ -410,7 +470,7 @@ static void *bfs_level_worker(void *arg)
                  * already at d or closer are final. */
                 if (job->backward ? here <= d : here != d)
                     continue;
-                int n = sp->children(sp, i, child[batch], cost[batch]);
+                int n = sp->children(sp, i, child[batch], cost[batch], &memo);
                 int fetch = job->backward && n > BACKWARD_FETCH
                                 ? BACKWARD_FETCH
                                 : n;
@@ -526,24 +586,28 @@ static void *mask_worker(void *arg)
     const uint8_t *dist = job->dist;
     uint64_t child[MAX_CHILDREN], begin, end;
     uint8_t cost[MAX_CHILDREN];
+    child_memo memo = {.key = NO_MEMO};
     while (claim_chunk(job, 1, &begin, &end)) {
         for (uint64_t i = begin; i < end; i++) {
-            int n = sp->children(sp, i, child, cost);
+            int n = sp->children(sp, i, child, cost, &memo);
             for (int k = 0; k < n; k++)
                 __builtin_prefetch(&dist[child[k]]);
+            /* Without branches: which way each test goes is close to a
+             * coin toss, and mispredictions cost more than the tests. */
             uint8_t delta[MAX_CHILDREN];
             unsigned high = 0; /* groups with a delta of 2 */
+            const int here = dist[i];
             for (int k = 0; k < n; k++) {
-                delta[k] = (uint8_t)(dist[child[k]] + cost[k] - dist[i]);
-                if (delta[k] == 2)
-                    high |= 1u << t->group_of[k];
+                delta[k] = (uint8_t)(dist[child[k]] + cost[k] - here);
+                high |= (unsigned)(delta[k] == 2) << t->group_of[k];
             }
-            uint64_t entry = dist[i];
+            const unsigned grouped = t->grouped ? 1u : 0u;
+            uint64_t mask = 0;
             for (int k = 0; k < n; k++) {
-                int low = t->grouped && (high >> t->group_of[k] & 1);
-                if (delta[k] == low)
-                    entry |= 1ull << (P1_MASK_SHIFT + k);
+                unsigned low = grouped & (high >> t->group_of[k]);
+                mask |= (uint64_t)(delta[k] == low) << k;
             }
+            uint64_t entry = (uint64_t)here | mask << P1_MASK_SHIFT;
             if (t->grouped)
                 entry |= (uint64_t)high << (P1_MASK_SHIFT + n);
             if (job->entry_size == 8)
@@ -796,17 +860,34 @@ static void *rphase1x_worker(void *arg)
     return NULL;
 }
 
+/* rphase1, when not NULL, is the robot phase-1 blob: its distances are
+ * the breadth-first search's, read instead of searched again. */
 static int generate_rphase1x(const qs_tables *t, robot_p1x *buf, int threads,
-                             bfs_job *job)
+                             const uint16_t *rphase1, bfs_job *job)
 {
-    space sp;
+    space sp = {t, N_PHASE1 * N_TILT, (int)P1_DIST_MASK, rphase1_children,
+                rphase1_equivalents, NULL};
     uint8_t *dist;
-    int err = rphase1_distances(t, &sp, threads, job, 0.4, &dist);
-    if (err)
-        return err;
+    int err = QS_OK;
+    double searched = 0.0;
+    if (rphase1) {
+        dist = malloc(sp.n);
+        if (!dist)
+            return QS_ERR_NOMEM;
+        for (uint64_t i = 0; i < N_PHASE1; i++)
+            for (int k = 0; k < N_TILT; k++)
+                dist[i * N_TILT + k] = (uint8_t)(rphase1[i] >> (4 * k) & 15);
+        job->sp = &sp;
+        job->dist = dist;
+    } else {
+        searched = 0.4;
+        err = rphase1_distances(t, &sp, threads, job, searched, &dist);
+        if (err)
+            return err;
+    }
     job->entries = buf;
-    job->progress_base = 0.4;
-    job->progress_span = 0.6;
+    job->progress_base = searched;
+    job->progress_span = 1.0 - searched;
     atomic_store(&job->next_chunk, 0);
     run_threads(threads, rphase1x_worker, job);
     if (cancelled(job))
@@ -936,10 +1017,11 @@ static void *paths_worker(void *arg)
     uint8_t *next = job->entries;
     uint64_t child[MAX_CHILDREN], begin, end;
     uint8_t cost[MAX_CHILDREN];
+    child_memo memo = {.key = NO_MEMO};
     while (claim_chunk(job, 1, &begin, &end)) {
         for (uint64_t i = begin; i < end; i++) {
             uint8_t least = prev[i];
-            int n = sp->children(sp, i, child, cost);
+            int n = sp->children(sp, i, child, cost, &memo);
             for (int k = 0; k < n; k++)
                 if (prev[child[k]] < least)
                     least = prev[child[k]];
@@ -1471,6 +1553,7 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
             return QS_ERR_ARGUMENT;
         int p1 = i == BLOB_PHASE1;
         info->name = p1 ? "phase1" : "phase2";
+        info->feeds = p1 ? 1 << BLOB_ROBOT_MOVES : 0;
         /* Kinds of their own: a robot blob is never taken for another. */
         info->kind = p1 ? 10 : 11;
         info->entries = p1 ? N_PHASE1 : N_PHASE2;
@@ -1552,8 +1635,8 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
 }
 
 int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
-                     qs_progress_fn progress, void *progress_ctx,
-                     const atomic_int *cancel)
+                     const void *const *made, qs_progress_fn progress,
+                     void *progress_ctx, const atomic_int *cancel)
 {
     qs_blob_info info;
     if (qs_blob_describe(m, i, &info) || !buf || threads < 1)
@@ -1576,7 +1659,9 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
                       ? generate_rcorners(t, buf, threads, &job)
                   : i == BLOB_ROBOT_PATHS
                       ? generate_rpaths(t, buf, threads, &job)
-                      : generate_rphase1x(t, buf, threads, &job);
+                      : generate_rphase1x(t, buf, threads,
+                                          made ? made[BLOB_PHASE1] : NULL,
+                                          &job);
         else if (i == BLOB_PHASE1)
             err = generate_phase1(t, buf, threads, &job);
         else if (i == BLOB_PHASE2)

@@ -9,6 +9,14 @@
 
 #include "qs_engine.h"
 
+/* C(n, k) for n <= 12, k <= 4 (0 when k > n): every set of places the
+ * coordinates rank has four members, or fewer. */
+extern const uint16_t qs_binom[13][5];
+static inline int qs_binomial(int n, int k)
+{
+    return qs_binom[n][k];
+}
+
 /* Parity (0 even, 1 odd) of a permutation of 0..n-1. */
 int qs_perm_parity(const uint8_t *p, int n);
 /* The cube a move produces from the solved cube. */

@@ -235,6 +235,9 @@ typedef struct {
     int omit;              /* a required blob that some sizes leave out:
                               their bits (the compact size, bit 4, has no
                               two-phase tables) */
+    int feeds;             /* bit j: generating blob j reads this one when
+                              it was made in the same run (see
+                              qs_blob_generate's `made`) */
 } qs_blob_info;
 
 /* Number of pruning blobs of metric m, optional ones included
@@ -243,10 +246,16 @@ int qs_blob_count(qs_metric m);
 /* Describes blob i of metric m. */
 int qs_blob_describe(qs_metric m, int i, qs_blob_info *info);
 /* Fills buf (info.bytes long, caller-owned) with blob i of metric m, using
- * up to `threads` threads; progress may be NULL. cancel may be NULL. */
+ * up to `threads` threads; progress may be NULL. cancel may be NULL.
+ * made (may be NULL) holds qs_blob_count(m) pointers: blobs of metric m
+ * the caller generated itself in this run, NULL where none. A generator
+ * that needs what one of them holds reads it there instead of computing
+ * it again (the robot move table, the robot phase-1 distances: a third of
+ * its time). Pass only blobs known intact, never ones read from files
+ * whose checksums were not verified. */
 int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
-                     qs_progress_fn progress, void *progress_ctx,
-                     const atomic_int *cancel);
+                     const void *const *made, qs_progress_fn progress,
+                     void *progress_ctx, const atomic_int *cancel);
 
 /* Builds a table set for metric m over the given blobs (qs_blob_count(m)
  * pointers; blobs[i] of the size qs_blob_describe gives, NULL allowed for

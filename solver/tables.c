@@ -59,12 +59,46 @@ static void *carve(qs_tables *t, size_t bytes)
     return qs_arena_carve(&t->arena, bytes);
 }
 
-static void conjugate(const qs_cube *sym, const qs_cube *sym_inv,
+/* The pieces a coordinate reads. Most of the small tables are about edges
+ * alone, and turning or conjugating only the edges of a cube costs a
+ * fraction of the whole product (no corner orientation, which mirrors make
+ * branchy): together these were most of a table set's start-up time. */
+typedef enum { CORNERS_AND_EDGES, EDGES_ONLY } pieces;
+
+/* a * b into c; with EDGES_ONLY, c's corners are a's. */
+static void multiply(pieces p, const qs_cube *a, const qs_cube *b, qs_cube *c)
+{
+    if (p == CORNERS_AND_EDGES) {
+        qs_cube_multiply(a, b, c);
+        return;
+    }
+    memcpy(c->cp, a->cp, sizeof c->cp);
+    memcpy(c->co, a->co, sizeof c->co);
+    for (int i = 0; i < 12; i++) {
+        c->ep[i] = a->ep[b->ep[i]];
+        c->eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
+    }
+}
+
+/* sym x sym_inv into out (with EDGES_ONLY, out's corners are sym's):
+ * edges in one pass, as the two products would place and orient them. */
+static void conjugate(pieces p, const qs_cube *sym, const qs_cube *sym_inv,
                       const qs_cube *x, qs_cube *out)
 {
-    qs_cube tmp;
-    qs_cube_multiply(sym, x, &tmp);
-    qs_cube_multiply(&tmp, sym_inv, out);
+    if (p == CORNERS_AND_EDGES) {
+        qs_cube tmp;
+        qs_cube_multiply(sym, x, &tmp);
+        qs_cube_multiply(&tmp, sym_inv, out);
+        return;
+    }
+    memcpy(out->cp, sym->cp, sizeof out->cp);
+    memcpy(out->co, sym->co, sizeof out->co);
+    for (int i = 0; i < 12; i++) {
+        int from = sym_inv->ep[i], e = x->ep[from];
+        out->ep[i] = sym->ep[e];
+        out->eo[i] =
+            (uint8_t)((sym->eo[e] + x->eo[from] + sym_inv->eo[i]) & 1);
+    }
 }
 
 static int axis_of(qs_move m)
@@ -146,7 +180,7 @@ typedef int (*coord_get)(const qs_cube *c, int arg);
 typedef void (*coord_set)(qs_cube *c, int arg, int value);
 
 static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
-                            coord_set set, int arg)
+                            coord_set set, int arg, pieces p)
 {
     qs_cube quarter[6];
     for (int f = 0; f < 6; f++)
@@ -156,7 +190,7 @@ static void fill_move_table(uint16_t *table, int n, int stride, coord_get get,
         qs_cube_solved(&c);
         set(&c, arg, x);
         for (int f = 0; f < 6; f++) {
-            qs_cube_multiply(&c, &quarter[f], &d);
+            multiply(p, &c, &quarter[f], &d);
             table[(size_t)x * stride + 3 * f] = (uint16_t)get(&d, arg);
         }
     }
@@ -251,28 +285,52 @@ static int init_move_tables(qs_tables *t)
         !t->corners_move || !t->udedges_move)
         return QS_ERR_NOMEM;
     fill_move_table(t->twist_move, N_TWIST, t->n_moves, get_twist,
-                    set_twist, 0);
+                    set_twist, 0, CORNERS_AND_EDGES);
     fill_move_table(t->flip_move, N_FLIP, t->n_moves, get_flip,
-                    set_flip, 0);
+                    set_flip, 0, EDGES_ONLY);
     for (int k = 0; k < 3; k++)
         fill_move_table(t->edge4_move[k], N_EDGE4, t->n_moves,
-                        get_edge4, set_edge4, edge4_first[k]);
+                        get_edge4, set_edge4, edge4_first[k], EDGES_ONLY);
     fill_move_table(t->corners_move, N_PERM8, t->n_moves,
-                    get_corners, set_corners, 0);
+                    get_corners, set_corners, 0, CORNERS_AND_EDGES);
     /* The U/D-edge permutation means nothing outside the phase-2 group,
-     * so its moves cannot be composed from quarter turns: apply each
-     * phase-2 move to a cube. */
-    for (int k = 0; k < t->n_p2; k++) {
-        qs_cube mc;
-        qs_move_cube(t->p2_move[k], &mc);
-        for (int x = 0; x < N_PERM8; x++) {
-            qs_cube c, d;
-            qs_cube_solved(&c);
-            qs_coord_set_udedges(&c, x);
-            qs_cube_multiply(&c, &mc, &d);
-            t->udedges_move[x][k] = (uint16_t)qs_coord_udedges(&d);
+     * so its moves cannot be composed from R, L, F or B quarter turns:
+     * the quarter turns of U and D and the half turns of the others are
+     * applied to cubes, and the rest (U2, U', pairs) composed of those. */
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < t->n_p2; k++) {
+            int m = t->p2_move[k], face = m / 3;
+            int base = m < 18 && (face % 3 != 0 || m % 3 == 0);
+            int turn = m < 18 && !base;
+            if (pass != (base ? 0 : turn ? 1 : 2))
+                continue;
+            if (base) {
+                qs_cube mc;
+                qs_move_cube((qs_move)m, &mc);
+                for (int x = 0; x < N_PERM8; x++) {
+                    qs_cube c, d;
+                    qs_cube_solved(&c);
+                    qs_coord_set_udedges(&c, x);
+                    multiply(EDGES_ONLY, &c, &mc, &d);
+                    t->udedges_move[x][k] = (uint16_t)qs_coord_udedges(&d);
+                }
+                continue;
+            }
+            /* U2 = U U, U' = U U2; a pair = its U/R/F move, then the
+             * other face's */
+            int first, second;
+            if (turn) {
+                first = t->p2_index[3 * face];
+                second = t->p2_index[m - 1];
+            } else {
+                int axis = (m - 18) / 9, pq = (m - 18) % 9;
+                first = t->p2_index[3 * axis + pq / 3];
+                second = t->p2_index[3 * (axis + 3) + pq % 3];
+            }
+            for (int x = 0; x < N_PERM8; x++)
+                t->udedges_move[x][k] =
+                    t->udedges_move[t->udedges_move[x][first]][second];
         }
-    }
     t->edge4_pos = carve(t, sizeof *t->edge4_pos * N_EDGE4);
     if (!t->edge4_pos)
         return QS_ERR_NOMEM;
@@ -335,7 +393,8 @@ static int init_symmetries(qs_tables *t, qs_cube sym[48])
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         for (int s = 0; s < 48; s++) {
             qs_cube c;
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &moves[m], &c);
+            conjugate(CORNERS_AND_EDGES, &sym[s], &sym[t->sym_inv[s]],
+                      &moves[m], &c);
             t->move_conj[m][s] = 0xff;
             for (int k = 0; k < QS_MOVE_COUNT; k++)
                 if (qs_cube_equal(&c, &moves[k]))
@@ -350,8 +409,9 @@ static int init_symmetries(qs_tables *t, qs_cube sym[48])
  * each class in raw order is its representative. */
 static int classify(const qs_tables *t, const qs_cube sym[48], int n_raw,
                     void (*set)(qs_cube *, int), int (*get)(const qs_cube *),
-                    uint16_t *cls, uint8_t *cls_sym, uint32_t *rep32,
-                    uint16_t *rep16, uint16_t *selfsym, int expected)
+                    pieces p, uint16_t *cls, uint8_t *cls_sym,
+                    uint32_t *rep32, uint16_t *rep16, uint16_t *selfsym,
+                    int expected)
 {
     int n = 0;
     for (int x = 0; x < n_raw; x++)
@@ -371,7 +431,7 @@ static int classify(const qs_tables *t, const qs_cube sym[48], int n_raw,
         selfsym[n] = 0;
         for (int s = 0; s < N_SYM; s++) {
             qs_cube d;
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            conjugate(p, &sym[s], &sym[t->sym_inv[s]], &c, &d);
             int y = get(&d);
             if (y == x)
                 selfsym[n] |= (uint16_t)(1u << s);
@@ -403,15 +463,15 @@ static int get_corner_perm(const qs_cube *c) { return qs_coord_corners(c); }
  * S x S^-1 for each of the first N_SYM symmetries, modulo `mod` when mod
  * is not 0; written to out16 or to out8, whichever is not NULL. */
 static void fill_conj_table(const qs_tables *t, const qs_cube sym[48], int n,
-                            coord_get get, coord_set set, int arg, int mod,
-                            uint16_t *out16, uint8_t *out8)
+                            coord_get get, coord_set set, int arg, pieces p,
+                            int mod, uint16_t *out16, uint8_t *out8)
 {
     for (int x = 0; x < n; x++) {
         qs_cube c, d;
         qs_cube_solved(&c);
         set(&c, arg, x);
         for (int s = 0; s < N_SYM; s++) {
-            conjugate(&sym[s], &sym[t->sym_inv[s]], &c, &d);
+            conjugate(p, &sym[s], &sym[t->sym_inv[s]], &c, &d);
             int v = get(&d, arg);
             if (mod)
                 v %= mod;
@@ -445,25 +505,25 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
         !t->flag_remap)
         return QS_ERR_NOMEM;
     int err = classify(t, sym, N_FLIPSLICE, set_flipslice, get_flipslice,
-                       t->fs_class, t->fs_sym, t->fs_rep, NULL, t->fs_selfsym,
-                       N_FS_CLASS);
+                       EDGES_ONLY, t->fs_class, t->fs_sym, t->fs_rep, NULL,
+                       t->fs_selfsym, N_FS_CLASS);
     if (err)
         return err;
     for (int x = 0; x < N_FLIPSLICE; x++)
         t->fs_packed[x] = (uint32_t)t->fs_class[x] << 4 | t->fs_sym[x];
     err = classify(t, sym, N_PERM8, set_corner_perm, get_corner_perm,
-                   t->corner_class, t->corner_sym, NULL, t->corner_rep,
-                   t->corner_selfsym, N_CORNER_CLASS);
+                   CORNERS_AND_EDGES, t->corner_class, t->corner_sym, NULL,
+                   t->corner_rep, t->corner_selfsym, N_CORNER_CLASS);
     if (err)
         return err;
-    fill_conj_table(t, sym, N_TWIST, get_twist, set_twist, 0, 0,
-                    &t->twist_conj[0][0], NULL);
-    fill_conj_table(t, sym, N_PERM8, get_udedges, set_udedges, 0, 0,
-                    &t->udedges_conj[0][0], NULL);
-    fill_conj_table(t, sym, N_EDGE4, get_edge4, set_edge4, 8, 24, NULL,
-                    &t->slice_order_conj[0][0]);
-    fill_conj_table(t, sym, N_CSPLIT, get_csplit, set_csplit, 0, 0, NULL,
-                    &t->csplit_conj[0][0]);
+    fill_conj_table(t, sym, N_TWIST, get_twist, set_twist, 0,
+                    CORNERS_AND_EDGES, 0, &t->twist_conj[0][0], NULL);
+    fill_conj_table(t, sym, N_PERM8, get_udedges, set_udedges, 0, EDGES_ONLY,
+                    0, &t->udedges_conj[0][0], NULL);
+    fill_conj_table(t, sym, N_EDGE4, get_edge4, set_edge4, 8, EDGES_ONLY, 24,
+                    NULL, &t->slice_order_conj[0][0]);
+    fill_conj_table(t, sym, N_CSPLIT, get_csplit, set_csplit, 0,
+                    CORNERS_AND_EDGES, 0, NULL, &t->csplit_conj[0][0]);
     /* Bit b of a representative's mask is about move b of the
      * representative R = S x S^-1; for x that is move S^-1 b S. */
     for (int s = 0; s < N_SYM; s++)
@@ -490,19 +550,29 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 }
 
 /* Exact phase-2 distances of (corner permutation, slice order) or (U/D-edge
- * permutation, slice order): both small enough to solve outright. */
+ * permutation, slice order): both small enough to solve outright, each
+ * level from a list of its entries (moves of cost 2 may settle an entry a
+ * level later than first seen: a stale list entry is skipped). */
 static int slice_distance_table(qs_tables *t, int use_corners,
                                 uint8_t **out)
 {
-    const size_t n = (size_t)N_PERM8 * N_SLICE2;
+    const uint32_t n = (uint32_t)N_PERM8 * N_SLICE2;
     uint8_t *dist = carve(t, n);
-    if (!dist)
-        return QS_ERR_NOMEM;
-    memset(dist, 0xff, n);
-    dist[0] = 0;
-    size_t done = 1;
-    for (int d = 0; done < n && d < 254; d++) {
-        for (size_t i = 0; i < n; i++) {
+    /* levels d, d + 1 and d + 2 (costs are 1 or 2) in turn */
+    uint32_t *list[3] = {malloc(sizeof(uint32_t) * n),
+                         malloc(sizeof(uint32_t) * n),
+                         malloc(sizeof(uint32_t) * n)};
+    uint32_t len[3] = {1, 0, 0};
+    int err = dist && list[0] && list[1] && list[2] ? QS_OK : QS_ERR_NOMEM;
+    if (!err) {
+        memset(dist, 0xff, n);
+        dist[0] = 0;
+        list[0][0] = 0;
+    }
+    for (int d = 0; !err && d < 254 && (len[0] || len[1] || len[2]); d++) {
+        uint32_t *now = list[d % 3];
+        for (uint32_t q = 0; q < len[d % 3]; q++) {
+            uint32_t i = now[q];
             if (dist[i] != d)
                 continue;
             int x = (int)(i / N_SLICE2), s2 = (int)(i % N_SLICE2);
@@ -510,17 +580,20 @@ static int slice_distance_table(qs_tables *t, int use_corners,
                 int m = t->p2_move[k];
                 int y = use_corners ? move_row(t, t->corners_move, x)[m]
                                     : t->udedges_move[x][k];
-                size_t j = (size_t)y * N_SLICE2 + t->slice2_move[s2][m];
+                uint32_t j = (uint32_t)y * N_SLICE2 + t->slice2_move[s2][m];
                 int nd = d + t->cost[m];
                 if (dist[j] > nd) {
-                    done += dist[j] == 0xff;
                     dist[j] = (uint8_t)nd;
+                    list[nd % 3][len[nd % 3]++] = j;
                 }
             }
         }
+        len[d % 3] = 0;
     }
+    for (int k = 0; k < 3; k++)
+        free(list[k]);
     *out = dist;
-    return QS_OK;
+    return err;
 }
 
 /* rgroup_remap (see qs_internal.h): bit i of an axis group is the i-th

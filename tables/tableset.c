@@ -165,8 +165,10 @@ static void progress_to_log(void *ctx, double fraction)
     }
 }
 
+/* made: the blobs of b's metric generated so far in this run (see
+ * qs_blob_generate), or NULL. */
 static int generate_blob(const blob_ref *b, const qtab_options *o,
-                         int threads, void **out)
+                         int threads, const void *const *made, void **out)
 {
     *out = NULL;
     if (b->info.bytes > SIZE_MAX) {
@@ -187,7 +189,7 @@ static int generate_blob(const blob_ref *b, const qtab_options *o,
      * one per tenth, so a long generation is visibly alive. */
     log_progress lp = {o, b->name, 0};
     int log_lines = bar == NULL && o->progress && !o->quiet;
-    int rc = qs_blob_generate(b->metric, b->index, buf, threads,
+    int rc = qs_blob_generate(b->metric, b->index, buf, threads, made,
                               bar != NULL  ? qtab_progress_callback
                               : log_lines ? progress_to_log
                                           : NULL,
@@ -371,7 +373,8 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         }
 
         t0 = qtab_now();
-        rc = generate_blob(&b, &o, threads, &s->owned[i]);
+        rc = generate_blob(&b, &o, threads, (const void *const *)s->owned,
+                           &s->owned[i]);
         if (rc != QTAB_OK)
             goto fail;
         blobs[i] = s->owned[i];
@@ -446,6 +449,10 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
         return rc;
     int threads = qtab_threads(o.threads);
     st.blobs = count;
+    /* Blobs a later generator reads (qs_blob_info.feeds) are kept until
+     * the end; the others are freed once stored. */
+    void *made[QS_BLOB_MAX] = {NULL};
+    size_t made_bytes[QS_BLOB_MAX] = {0};
     for (int i = 0; i < count && rc == QTAB_OK; i++) {
         blob_ref b;
         rc = describe(m, i, dir, &b);
@@ -459,11 +466,16 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
         st.bytes += b.info.bytes;
         double t0 = qtab_now();
         void *data;
-        rc = generate_blob(&b, &o, threads, &data);
+        rc = generate_blob(&b, &o, threads, (const void *const *)made, &data);
         if (rc != QTAB_OK)
             break;
         rc = store_blob(&b, dir, data, threads);
-        qtab_huge_free(data, (size_t)b.info.bytes);
+        if (b.info.feeds) {
+            made[i] = data;
+            made_bytes[i] = (size_t)b.info.bytes;
+        } else {
+            qtab_huge_free(data, (size_t)b.info.bytes);
+        }
         if (rc != QTAB_OK) {
             say(&o, QTAB_LOG_ERROR, "%s: cannot write %s: %s", b.name, b.path,
                 why(rc, errno));
@@ -474,6 +486,8 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
         st.generate_seconds += dt;
         say(&o, QTAB_LOG_INFO, "generating %s ... done in %.1f s", b.name, dt);
     }
+    for (int i = 0; i < QS_BLOB_MAX; i++)
+        qtab_huge_free(made[i], made_bytes[i]);
     st.blobs = st.generated;
     if (stats != NULL)
         *stats = st;
