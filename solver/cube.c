@@ -85,6 +85,30 @@ void qs_cube_multiply(const qs_cube *a, const qs_cube *b, qs_cube *c)
     }
 }
 
+void qs_cube_multiply_edges(const qs_cube *a, const qs_cube *b, qs_cube *c)
+{
+    memcpy(c->cp, a->cp, sizeof c->cp);
+    memcpy(c->co, a->co, sizeof c->co);
+    for (int i = 0; i < 12; i++) {
+        c->ep[i] = a->ep[b->ep[i]];
+        c->eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
+    }
+}
+
+void qs_cube_conjugate_edges(const qs_cube *sym, const qs_cube *sym_inv,
+                             const qs_cube *x, qs_cube *out)
+{
+    /* both products at once: edge i comes from sym_inv's place for it */
+    memcpy(out->cp, sym->cp, sizeof out->cp);
+    memcpy(out->co, sym->co, sizeof out->co);
+    for (int i = 0; i < 12; i++) {
+        int from = sym_inv->ep[i], e = x->ep[from];
+        out->ep[i] = sym->ep[e];
+        out->eo[i] =
+            (uint8_t)((sym->eo[e] + x->eo[from] + sym_inv->eo[i]) & 1);
+    }
+}
+
 void qs_cube_inverse(const qs_cube *c, qs_cube *inv)
 {
     for (int i = 0; i < 8; i++)

@@ -389,12 +389,13 @@ int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out)
             err = QS_ERR_TABLES; /* rank and unrank disagree: a bug */
             break;
         }
+        /* esep is about edges alone: only they are turned */
         for (int m = 0; m < H48_MOVES; m++) {
-            qs_cube_multiply(&c, &mv[m], &d);
+            qs_cube_multiply_edges(&c, &mv[m], &d);
             x->esep_move[e][m] = (uint16_t)qs_h48_esep(x, &d);
         }
         for (int s = 0; s < 48; s++) {
-            conjugate(x, sym, s, &c, &d);
+            qs_cube_conjugate_edges(&sym[s], &sym[x->sym_inv[s]], &c, &d);
             x->esep_conj[e][s] = (uint16_t)qs_h48_esep(x, &d);
         }
     }

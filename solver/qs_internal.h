@@ -19,6 +19,13 @@ static inline int qs_binomial(int n, int k)
 
 /* Parity (0 even, 1 odd) of a permutation of 0..n-1. */
 int qs_perm_parity(const uint8_t *p, int n);
+/* The edges of a * b, and of sym x sym_inv (sym_inv the inverse of sym),
+ * into c / out; their corners are left as a's / sym's. Most tables are
+ * about edges alone, and the corners' part of a product (orientations
+ * that mirrors make branchy) cost more than the edges'. */
+void qs_cube_multiply_edges(const qs_cube *a, const qs_cube *b, qs_cube *c);
+void qs_cube_conjugate_edges(const qs_cube *sym, const qs_cube *sym_inv,
+                             const qs_cube *x, qs_cube *out);
 /* The cube a move produces from the solved cube. */
 void qs_move_cube(qs_move m, qs_cube *out);
 

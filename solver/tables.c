@@ -59,46 +59,31 @@ static void *carve(qs_tables *t, size_t bytes)
     return qs_arena_carve(&t->arena, bytes);
 }
 
-/* The pieces a coordinate reads. Most of the small tables are about edges
- * alone, and turning or conjugating only the edges of a cube costs a
- * fraction of the whole product (no corner orientation, which mirrors make
- * branchy): together these were most of a table set's start-up time. */
+/* The pieces a coordinate reads: turning or conjugating the edges alone
+ * (qs_cube_multiply_edges), where a coordinate is about edges, was most
+ * of what made a table set's start-up faster. */
 typedef enum { CORNERS_AND_EDGES, EDGES_ONLY } pieces;
 
 /* a * b into c; with EDGES_ONLY, c's corners are a's. */
 static void multiply(pieces p, const qs_cube *a, const qs_cube *b, qs_cube *c)
 {
-    if (p == CORNERS_AND_EDGES) {
+    if (p == EDGES_ONLY)
+        qs_cube_multiply_edges(a, b, c);
+    else
         qs_cube_multiply(a, b, c);
-        return;
-    }
-    memcpy(c->cp, a->cp, sizeof c->cp);
-    memcpy(c->co, a->co, sizeof c->co);
-    for (int i = 0; i < 12; i++) {
-        c->ep[i] = a->ep[b->ep[i]];
-        c->eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
-    }
 }
 
-/* sym x sym_inv into out (with EDGES_ONLY, out's corners are sym's):
- * edges in one pass, as the two products would place and orient them. */
+/* sym x sym_inv into out (with EDGES_ONLY, out's corners are sym's). */
 static void conjugate(pieces p, const qs_cube *sym, const qs_cube *sym_inv,
                       const qs_cube *x, qs_cube *out)
 {
-    if (p == CORNERS_AND_EDGES) {
-        qs_cube tmp;
-        qs_cube_multiply(sym, x, &tmp);
-        qs_cube_multiply(&tmp, sym_inv, out);
+    if (p == EDGES_ONLY) {
+        qs_cube_conjugate_edges(sym, sym_inv, x, out);
         return;
     }
-    memcpy(out->cp, sym->cp, sizeof out->cp);
-    memcpy(out->co, sym->co, sizeof out->co);
-    for (int i = 0; i < 12; i++) {
-        int from = sym_inv->ep[i], e = x->ep[from];
-        out->ep[i] = sym->ep[e];
-        out->eo[i] =
-            (uint8_t)((sym->eo[e] + x->eo[from] + sym_inv->eo[i]) & 1);
-    }
+    qs_cube tmp;
+    qs_cube_multiply(sym, x, &tmp);
+    qs_cube_multiply(&tmp, sym_inv, out);
 }
 
 static int axis_of(qs_move m)

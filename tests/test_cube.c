@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "quadsolve.h"
+#include "qs_internal.h"
 #include "testutil.h"
 
 static void test_quarter_turn_order_four(void **state)
@@ -143,6 +144,38 @@ static void test_inverse_random(void **state)
     }
 }
 
+/* The edges-only products the start-up tables are built with: their edges
+ * are the whole product's, their corners the first factor's, also for the
+ * mirror symmetries. */
+static void test_edges_only_products(void **state)
+{
+    (void)state;
+    qs_cube sym[48];
+    qs_sym_cubes(sym);
+    uint64_t rng = 77;
+    for (int i = 0; i < 200; i++) {
+        qs_cube a, b, full, edges;
+        qs_cube_random(&a, &rng);
+        qs_cube_random(&b, &rng);
+        qs_cube_multiply(&a, &b, &full);
+        qs_cube_multiply_edges(&a, &b, &edges);
+        assert_memory_equal(edges.ep, full.ep, 12);
+        assert_memory_equal(edges.eo, full.eo, 12);
+        assert_memory_equal(edges.cp, a.cp, 8);
+        assert_memory_equal(edges.co, a.co, 8);
+        for (int s = 0; s < 48; s++) {
+            qs_cube inv, tmp;
+            qs_cube_inverse(&sym[s], &inv);
+            qs_cube_multiply(&sym[s], &a, &tmp);
+            qs_cube_multiply(&tmp, &inv, &full);
+            qs_cube_conjugate_edges(&sym[s], &inv, &a, &edges);
+            assert_memory_equal(edges.ep, full.ep, 12);
+            assert_memory_equal(edges.eo, full.eo, 12);
+            assert_memory_equal(edges.cp, sym[s].cp, 8);
+        }
+    }
+}
+
 static void test_check_random(void **state)
 {
     (void)state;
@@ -238,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_pair_is_two_turns),
         cmocka_unit_test(test_move_compose),
         cmocka_unit_test(test_inverse_random),
+        cmocka_unit_test(test_edges_only_products),
         cmocka_unit_test(test_check_random),
         cmocka_unit_test(test_check_defects),
         cmocka_unit_test(test_sequence_inverse),
