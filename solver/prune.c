@@ -90,18 +90,25 @@ static void flipslice_memo(const qs_tables *t, uint64_t cls, child_memo *memo)
     memo->key = cls;
 }
 
-static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
-                           uint8_t *cost, child_memo *memo)
+/* The children of twist tw of the class memo was filled for (its first
+ * index N_TWIST times the class): one per move, in move order. Shared by
+ * the phase-1 and corner spaces, which differ only in their class. */
+static int twist_children(const qs_tables *t, int tw, const child_memo *memo,
+                          uint64_t *child, uint8_t *cost)
 {
-    const qs_tables *t = sp->t;
-    int tw = (int)(idx % N_TWIST);
-    flipslice_memo(t, idx / N_TWIST, memo);
     for (int m = 0; m < t->n_moves; m++) {
         child[m] = memo->base[m] +
                    t->twist_conj[move_row(t, t->twist_move, tw)[m]][memo->sym[m]];
         cost[m] = t->cost[m];
     }
     return t->n_moves;
+}
+
+static int phase1_children(const space *sp, uint64_t idx, uint64_t *child,
+                           uint8_t *cost, child_memo *memo)
+{
+    flipslice_memo(sp->t, idx / N_TWIST, memo);
+    return twist_children(sp->t, (int)(idx % N_TWIST), memo, child, cost);
 }
 
 static int phase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
@@ -150,16 +157,16 @@ static int phase2_equivalents(const space *sp, uint64_t idx, uint64_t *out)
 /* ---- corners: (corner class, twist in the class's frame) */
 
 /* Fills memo, for corner class cls, with each move's child class (its
- * index times `stride`) and the symmetry that maps the child there. */
-static void corner_memo(const qs_tables *t, uint64_t cls, uint64_t stride,
-                        child_memo *memo)
+ * first index, N_TWIST times the class) and the symmetry that maps the
+ * child there. */
+static void corner_memo(const qs_tables *t, uint64_t cls, child_memo *memo)
 {
     if (memo->key == cls)
         return;
     int corners = t->corner_rep[cls];
     for (int m = 0; m < t->n_moves; m++) {
         int c2 = move_row(t, t->corners_move, corners)[m];
-        memo->base[m] = (uint64_t)t->corner_class[c2] * stride;
+        memo->base[m] = (uint64_t)t->corner_class[c2] * N_TWIST;
         memo->sym[m] = t->corner_sym[c2];
     }
     memo->key = cls;
@@ -168,15 +175,8 @@ static void corner_memo(const qs_tables *t, uint64_t cls, uint64_t stride,
 static int corners_children(const space *sp, uint64_t idx, uint64_t *child,
                             uint8_t *cost, child_memo *memo)
 {
-    const qs_tables *t = sp->t;
-    int tw = (int)(idx % N_TWIST);
-    corner_memo(t, idx / N_TWIST, N_TWIST, memo);
-    for (int m = 0; m < t->n_moves; m++) {
-        child[m] = memo->base[m] +
-                   t->twist_conj[move_row(t, t->twist_move, tw)[m]][memo->sym[m]];
-        cost[m] = t->cost[m];
-    }
-    return t->n_moves;
+    corner_memo(sp->t, idx / N_TWIST, memo);
+    return twist_children(sp->t, (int)(idx % N_TWIST), memo, child, cost);
 }
 
 static int corners_equivalents(const space *sp, uint64_t idx, uint64_t *out)
@@ -217,13 +217,15 @@ static uint64_t twist_tilt_index(const qs_tables *t, uint64_t cls, int tw,
  * A class turns every move off its axis; a tilt, one robot move, changes
  * the class to either other one and leaves the cube alone. */
 
-static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
-                            uint8_t *cost, child_memo *memo)
+/* The children of state idx = entry * 3 + k of a (class, twist, tilt
+ * class) space whose memo holds entry's class: each move off axis k, then
+ * the tilts. Shared by robot phase 1 and robot corners. */
+static int twist_tilt_children(const qs_tables *t, uint64_t idx,
+                               const child_memo *memo, uint64_t *child,
+                               uint8_t *cost)
 {
-    const qs_tables *t = sp->t;
-    uint64_t p1 = idx / N_TILT;
-    int k = (int)(idx % N_TILT), n = 0, tw = (int)(p1 % N_TWIST);
-    flipslice_memo(t, p1 / N_TWIST, memo);
+    uint64_t entry = idx / N_TILT;
+    int k = (int)(idx % N_TILT), n = 0, tw = (int)(entry % N_TWIST);
     uint64_t moves = t->tilt_moves[k];
     while (moves) {
         int m = __builtin_ctzll(moves);
@@ -235,7 +237,14 @@ static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
                    t->axis_conj[k][s];
         cost[n++] = 1;
     }
-    return tilt_children(p1 * N_TILT, 1, k, n, child, cost);
+    return tilt_children(entry * N_TILT, 1, k, n, child, cost);
+}
+
+static int rphase1_children(const space *sp, uint64_t idx, uint64_t *child,
+                            uint8_t *cost, child_memo *memo)
+{
+    flipslice_memo(sp->t, idx / N_TILT / N_TWIST, memo);
+    return twist_tilt_children(sp->t, idx, memo, child, cost);
 }
 
 /* The other indices of state idx of a (class, twist, tilt class) space
@@ -263,22 +272,8 @@ static int rphase1_equivalents(const space *sp, uint64_t idx, uint64_t *out)
 static int rcorners_children(const space *sp, uint64_t idx, uint64_t *child,
                              uint8_t *cost, child_memo *memo)
 {
-    const qs_tables *t = sp->t;
-    uint64_t entry = idx / N_TILT;
-    int k = (int)(idx % N_TILT), n = 0, tw = (int)(entry % N_TWIST);
-    corner_memo(t, entry / N_TWIST, N_TWIST, memo);
-    uint64_t moves = t->tilt_moves[k];
-    while (moves) {
-        int m = __builtin_ctzll(moves);
-        moves &= moves - 1;
-        int s = memo->sym[m];
-        child[n] = (memo->base[m] +
-                    t->twist_conj[move_row(t, t->twist_move, tw)[m]][s]) *
-                       N_TILT +
-                   t->axis_conj[k][s];
-        cost[n++] = 1;
-    }
-    return tilt_children(entry * N_TILT, 1, k, n, child, cost);
+    corner_memo(sp->t, idx / N_TILT / N_TWIST, memo);
+    return twist_tilt_children(sp->t, idx, memo, child, cost);
 }
 
 static int rcorners_equivalents(const space *sp, uint64_t idx, uint64_t *out)

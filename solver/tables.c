@@ -281,41 +281,33 @@ static int init_move_tables(qs_tables *t)
     /* The U/D-edge permutation means nothing outside the phase-2 group,
      * so its moves cannot be composed from R, L, F or B quarter turns:
      * the quarter turns of U and D and the half turns of the others are
-     * applied to cubes, and the rest (U2, U', pairs) composed of those. */
-    for (int pass = 0; pass < 3; pass++)
-        for (int k = 0; k < t->n_p2; k++) {
-            int m = t->p2_move[k], face = m / 3;
-            int base = m < 18 && (face % 3 != 0 || m % 3 == 0);
-            int turn = m < 18 && !base;
-            if (pass != (base ? 0 : turn ? 1 : 2))
-                continue;
-            if (base) {
-                qs_cube mc;
-                qs_move_cube((qs_move)m, &mc);
-                for (int x = 0; x < N_PERM8; x++) {
-                    qs_cube c, d;
-                    qs_cube_solved(&c);
-                    qs_coord_set_udedges(&c, x);
-                    multiply(EDGES_ONLY, &c, &mc, &d);
-                    t->udedges_move[x][k] = (uint16_t)qs_coord_udedges(&d);
-                }
-                continue;
+     * applied to cubes, and the rest (U2, U', pairs) composed of moves
+     * before them (p2_move is in move order). */
+    for (int k = 0; k < t->n_p2; k++) {
+        int m = t->p2_move[k], face = m / 3;
+        if (m < 18 && (face % 3 != 0 || m % 3 == 0)) {
+            qs_cube mc;
+            qs_move_cube((qs_move)m, &mc);
+            for (int x = 0; x < N_PERM8; x++) {
+                qs_cube c, d;
+                qs_cube_solved(&c);
+                qs_coord_set_udedges(&c, x);
+                multiply(EDGES_ONLY, &c, &mc, &d);
+                t->udedges_move[x][k] = (uint16_t)qs_coord_udedges(&d);
             }
-            /* U2 = U U, U' = U U2; a pair = its U/R/F move, then the
-             * other face's */
-            int first, second;
-            if (turn) {
-                first = t->p2_index[3 * face];
-                second = t->p2_index[m - 1];
-            } else {
-                int axis = (m - 18) / 9, pq = (m - 18) % 9;
-                first = t->p2_index[3 * axis + pq / 3];
-                second = t->p2_index[3 * (axis + 3) + pq % 3];
-            }
-            for (int x = 0; x < N_PERM8; x++)
-                t->udedges_move[x][k] =
-                    t->udedges_move[t->udedges_move[x][first]][second];
+            continue;
         }
+        /* U2 = U U, U' = U U2; a pair = its U/R/F move, then the other
+         * face's */
+        int axis = (m - 18) / 9, pq = (m - 18) % 9;
+        int first = m < 18 ? t->p2_index[3 * face]
+                           : t->p2_index[3 * axis + pq / 3];
+        int second = m < 18 ? t->p2_index[m - 1]
+                            : t->p2_index[3 * (axis + 3) + pq % 3];
+        for (int x = 0; x < N_PERM8; x++)
+            t->udedges_move[x][k] =
+                t->udedges_move[t->udedges_move[x][first]][second];
+    }
     t->edge4_pos = carve(t, sizeof *t->edge4_pos * N_EDGE4);
     if (!t->edge4_pos)
         return QS_ERR_NOMEM;
