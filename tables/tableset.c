@@ -232,6 +232,22 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
     return ((int)o->optimal & info->optional) != 0;
 }
 
+/* Whether a blob that feeds others (qs_blob_info.feeds) must be kept
+ * after it is stored: only when a blob it feeds is generated too (the
+ * robot small set feeds nothing, and holding its 282 MB phase-1 table
+ * to the end would be for nothing). */
+static int feeds_wanted(qs_metric m, const qs_blob_info *info,
+                        const char *dir, const qtab_options *o)
+{
+    for (int j = 0; j < QS_BLOB_MAX; j++) {
+        blob_ref fed;
+        if ((info->feeds >> j & 1) && describe(m, j, dir, &fed) == QTAB_OK &&
+            wanted(m, &fed.info, o))
+            return 1;
+    }
+    return 0;
+}
+
 static const char *const robot_size_names[] = {"large", "small", "medium"};
 #define N_ROBOT_SIZES \
     (int)(sizeof robot_size_names / sizeof robot_size_names[0])
@@ -373,8 +389,9 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         }
 
         t0 = qtab_now();
-        rc = generate_blob(&b, &o, threads, (const void *const *)s->owned,
-                           &s->owned[i]);
+        /* Earlier blobs, generated or mapped, are intact (a mapped file's
+         * checksum was verified above), so a generator may read them. */
+        rc = generate_blob(&b, &o, threads, blobs, &s->owned[i]);
         if (rc != QTAB_OK)
             goto fail;
         blobs[i] = s->owned[i];
@@ -470,7 +487,7 @@ int qtab_generate(qs_metric m, const qtab_options *user, qtab_stats *stats)
         if (rc != QTAB_OK)
             break;
         rc = store_blob(&b, dir, data, threads);
-        if (b.info.feeds) {
+        if (feeds_wanted(m, &b.info, dir, &o)) {
             made[i] = data;
             made_bytes[i] = (size_t)b.info.bytes;
         } else {
