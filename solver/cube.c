@@ -57,7 +57,9 @@ void qs_cube_solved(qs_cube *c)
     }
 }
 
-void qs_cube_multiply(const qs_cube *a, const qs_cube *b, qs_cube *c)
+/* The corners of a * b into c. A mirror's corner orientations are 3..5
+ * (the twist read the other way round), hence the four cases. */
+static void corner_product(const qs_cube *a, const qs_cube *b, qs_cube *c)
 {
     for (int i = 0; i < 8; i++) {
         int oa = a->co[b->cp[i]], ob = b->co[i], o;
@@ -79,20 +81,28 @@ void qs_cube_multiply(const qs_cube *a, const qs_cube *b, qs_cube *c)
         }
         c->co[i] = (uint8_t)o;
     }
+}
+
+/* The edges of a * b into c. */
+static void edge_product(const qs_cube *a, const qs_cube *b, qs_cube *c)
+{
     for (int i = 0; i < 12; i++) {
         c->ep[i] = a->ep[b->ep[i]];
         c->eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
     }
 }
 
+void qs_cube_multiply(const qs_cube *a, const qs_cube *b, qs_cube *c)
+{
+    corner_product(a, b, c);
+    edge_product(a, b, c);
+}
+
 void qs_cube_multiply_edges(const qs_cube *a, const qs_cube *b, qs_cube *c)
 {
     memcpy(c->cp, a->cp, sizeof c->cp);
     memcpy(c->co, a->co, sizeof c->co);
-    for (int i = 0; i < 12; i++) {
-        c->ep[i] = a->ep[b->ep[i]];
-        c->eo[i] = (uint8_t)((a->eo[b->ep[i]] + b->eo[i]) & 1);
-    }
+    edge_product(a, b, c);
 }
 
 void qs_cube_conjugate_edges(const qs_cube *sym, const qs_cube *sym_inv,
@@ -107,6 +117,16 @@ void qs_cube_conjugate_edges(const qs_cube *sym, const qs_cube *sym_inv,
         out->eo[i] =
             (uint8_t)((sym->eo[e] + x->eo[from] + sym_inv->eo[i]) & 1);
     }
+}
+
+void qs_cube_conjugate_corners(const qs_cube *sym, const qs_cube *sym_inv,
+                               const qs_cube *x, qs_cube *out)
+{
+    qs_cube tmp;
+    corner_product(sym, x, &tmp);
+    corner_product(&tmp, sym_inv, out);
+    memcpy(out->ep, sym->ep, sizeof out->ep);
+    memcpy(out->eo, sym->eo, sizeof out->eo);
 }
 
 void qs_cube_inverse(const qs_cube *c, qs_cube *inv)

@@ -285,7 +285,7 @@ static int classify(qs_h48 *x, const qs_cube sym[48])
         x->class_rep[n] = v;
         x->class_stab[n] = 0;
         for (int s = 0; s < 48; s++) {
-            conjugate(x, sym, s, &c, &d);
+            qs_cube_conjugate_corners(&sym[s], &sym[x->sym_inv[s]], &c, &d);
             uint32_t y = qs_h48_cocsep(x, &d);
             if (y == v)
                 x->class_stab[n] |= 1ull << s;

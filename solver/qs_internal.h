@@ -26,6 +26,10 @@ int qs_perm_parity(const uint8_t *p, int n);
 void qs_cube_multiply_edges(const qs_cube *a, const qs_cube *b, qs_cube *c);
 void qs_cube_conjugate_edges(const qs_cube *sym, const qs_cube *sym_inv,
                              const qs_cube *x, qs_cube *out);
+/* The corners of sym x sym_inv into out; its edges are left as sym's (the
+ * H48 corner classes are about corners alone). */
+void qs_cube_conjugate_corners(const qs_cube *sym, const qs_cube *sym_inv,
+                               const qs_cube *x, qs_cube *out);
 /* The cube a move produces from the solved cube. */
 void qs_move_cube(qs_move m, qs_cube *out);
 

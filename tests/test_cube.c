@@ -144,10 +144,11 @@ static void test_inverse_random(void **state)
     }
 }
 
-/* The edges-only products the start-up tables are built with: their edges
- * are the whole product's, their corners the first factor's, also for the
- * mirror symmetries. */
-static void test_edges_only_products(void **state)
+/* The partial products the start-up tables are built with: an edges-only
+ * product or conjugate has the whole one's edges and the first factor's
+ * corners, a corners-only conjugate the whole one's corners and the
+ * symmetry's edges, also for the mirror symmetries. */
+static void test_partial_products(void **state)
 {
     (void)state;
     qs_cube sym[48];
@@ -172,6 +173,11 @@ static void test_edges_only_products(void **state)
             assert_memory_equal(edges.ep, full.ep, 12);
             assert_memory_equal(edges.eo, full.eo, 12);
             assert_memory_equal(edges.cp, sym[s].cp, 8);
+            qs_cube corners;
+            qs_cube_conjugate_corners(&sym[s], &inv, &a, &corners);
+            assert_memory_equal(corners.cp, full.cp, 8);
+            assert_memory_equal(corners.co, full.co, 8);
+            assert_memory_equal(corners.ep, sym[s].ep, 12);
         }
     }
 }
@@ -271,7 +277,7 @@ int main(void)
         cmocka_unit_test(test_pair_is_two_turns),
         cmocka_unit_test(test_move_compose),
         cmocka_unit_test(test_inverse_random),
-        cmocka_unit_test(test_edges_only_products),
+        cmocka_unit_test(test_partial_products),
         cmocka_unit_test(test_check_random),
         cmocka_unit_test(test_check_defects),
         cmocka_unit_test(test_sequence_inverse),
