@@ -9,7 +9,8 @@
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
 #   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
 #                   prints the machine line
-#   bench_machine   prints the machine line (cores and load average)
+#   bench_machine   prints the machine line (cores, load average and, when
+#                   built, the random-read latency of bench/qs_memlat)
 #   bench_anchor DIR OUT PATTERN COUNT CMD...
 #                   runs CMD in DIR with one "solve CUBE" line per cube on
 #                   its input and its output in OUT, and stops it once OUT
@@ -30,7 +31,11 @@ bench_init() {
 }
 
 bench_machine() {
-    echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    # The searches' speed follows the memory's latency, which has differed
+    # twofold between VMs of one name: printed beside every figure.
+    local lat="" probe="$PWD/${BUILD:-build}/bench/qs_memlat"
+    [ -x "$probe" ] && lat="; $("$probe")"
+    echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)$lat"
 }
 
 bench_cubes() {
