@@ -233,9 +233,9 @@ static int wanted(qs_metric m, const qs_blob_info *info, const qtab_options *o)
 }
 
 /* Whether a blob that feeds others (qs_blob_info.feeds) must be kept
- * after it is stored: only when a blob it feeds is generated too (the
- * robot small set feeds nothing, and holding its 282 MB phase-1 table
- * to the end would be for nothing). */
+ * after it is stored: only when a blob it feeds is generated too. The
+ * robot small set has no move table, so its 282 MB phase-1 table is
+ * freed at once. */
 static int feeds_wanted(qs_metric m, const qs_blob_info *info,
                         const char *dir, const qtab_options *o)
 {
