@@ -84,8 +84,10 @@ static double loop_ns(size_t bytes, int ahead, uint64_t *sink)
 
 int main(int argc, char **argv)
 {
-    long mib = argc > 1 ? strtol(argv[1], NULL, 10) : 2048;
-    if (argc > 2 || mib < 2 || mib > (1L << 20)) {
+    char *end = NULL;
+    long mib = argc > 1 ? strtol(argv[1], &end, 10) : 2048;
+    if (argc > 2 || (end != NULL && (end == argv[1] || *end != '\0')) ||
+        mib < 2 || mib > (1L << 20)) {
         fprintf(stderr, "usage: qs_memlat [MIB]  (2 to 1048576, default "
                         "2048)\n");
         return 2;
