@@ -259,7 +259,7 @@ static void esep_cube(int esep, qs_cube *c)
     }
 }
 
-/* out = sym[s] x sym[s]^-1. */
+/* out = sym[s] c sym[s]^-1. */
 static void conjugate(const qs_h48 *x, const qs_cube *sym, int s,
                       const qs_cube *c, qs_cube *out)
 {

@@ -594,8 +594,8 @@ static void check_h48_coordinate(const qs_tables *t, int level)
     /* h is read by the index alone, so the h = 4 coordinate's arena is the
      * h = 0 one's: it is made at level 0, where that is cheapest, and at
      * the other levels its indices are taken from a copy of x's fields
-     * with h = 4 (two more arenas of the same bytes would take a second
-     * of the test, minutes under ASan). */
+     * with h = 4 (two more arenas of the same bytes would add about a
+     * second to the test, several times that under ASan). */
     if (level == 0) {
         assert_int_equal(qs_h48_create(t, 4, level, &x4), QS_OK);
         assert_int_equal(x4->h, 4);
