@@ -20,7 +20,14 @@
 # `vc-optimal -c 112 -n` (7.5 minutes here), and 2 MiB huge pages
 # reserved for it as its README advises (`echo 1300 >
 # /proc/sys/vm/nr_hugepages`; without them it runs a third slower here).
-# Without NISSY_DIR or VCUBE_DIR that side does not run.
+# CUBEOPT_DIR=DIR3 adds Chen Shuang's cube48opt (an H48-class solver,
+# published only as WebAssembly: a checkout of cs0x7f/cubeopt-wasm, run
+# by node.js, which its README says runs at about half the speed of the
+# native solver) with the table of CUBEOPT_SIZE (default 7, 3.89 GB;
+# 6 is 1.95 GB): the driver below generates it into
+# DIR3/cube48optN.tbl on its first run (about 42 minutes for size 7 here)
+# and loads it from there afterwards.
+# Without NISSY_DIR, VCUBE_DIR or CUBEOPT_DIR that side does not run.
 # TABLE_SIZE (xl, large, small, compact, h48 or large+h48; default large,
 # as when the earlier sections of docs/benchmarks.md ran it; several,
 # space-separated, run one after the other in each pass) picks our
@@ -49,8 +56,19 @@ solver=${NISSY_SOLVER:-h48h3}
 nissy=${NISSY_DIR:-}
 vcube=${VCUBE_DIR:-}
 coord=${VCUBE_COORD:-112}
+cubeopt=${CUBEOPT_DIR:-}
+cubeopt_size=${CUBEOPT_SIZE:-7}
 if [ -n "$vcube" ] && [ ! -x "$vcube/build/vc-optimal" ]; then
     echo "VCUBE_DIR: no $vcube/build/vc-optimal (build vcube there first)" >&2
+    exit 2
+fi
+if [ -n "$cubeopt" ] && [ ! -r "$cubeopt/cube48opt$cubeopt_size.mjs" ]; then
+    echo "CUBEOPT_DIR: no $cubeopt/cube48opt$cubeopt_size.mjs" \
+         "(a checkout of cs0x7f/cubeopt-wasm)" >&2
+    exit 2
+fi
+if [ -n "$cubeopt" ] && ! command -v node >/dev/null; then
+    echo "CUBEOPT_DIR: cube48opt needs node.js (apt-get install nodejs)" >&2
     exit 2
 fi
 if [ -n "${CUBES:-}" ] && [ ! -r "$CUBES" ]; then
@@ -68,8 +86,9 @@ else
     bench_cubes "$count" "$seed"
     from="quadsolve random $count --seed $seed"
 fi
-echo "== $count cubes ($from), $threads threads, our tables" \
-     "$sizes${nissy:+, nissy-core $solver}${vcube:+, vcube $coord}"
+anchors="${nissy:+, nissy-core $solver}${vcube:+, vcube $coord}"
+anchors+="${cubeopt:+, cube48opt$cubeopt_size}"
+echo "== $count cubes ($from), $threads threads, our tables $sizes$anchors"
 # vcube takes 2 MiB pages only from the reserved pool; without them its
 # figures would be a third slower than the anchor's own.
 if [ -n "$vcube" ] &&
@@ -134,6 +153,60 @@ for line in sys.stdin:
     sed -n 's/^Total time: \([0-9.]*\) real.*/\1/p' "$1.err" >"$1.wall"
 }
 
+# cubeopt OUT: every scramble in one node process, one cube at a time
+# on $threads threads (its own clock, "tt", leaves out loading the table).
+cubeopt_run() {
+    cat >"$tmp/cubeopt.mjs" <<'EOF'
+// Drives cube48opt's WebAssembly build: solves each scramble of a file
+// and writes "moves<TAB>ms" per line; the table is loaded from (or, the
+// first time, generated into) cube48optN.tbl beside the module.
+globalThis.navigator ??= { hardwareConcurrency: 2 };
+import fs from 'fs';
+import path from 'path';
+import { pathToFileURL } from 'url';
+const [, , dir, n, threads, file, out] = process.argv;
+const T = Number(threads);
+const mod = path.resolve(dir, `cube48opt${n}.mjs`);
+const { default: create } = await import(pathToFileURL(mod).href);
+let said = [];
+const m = await create({ print: t => said.push(t), printErr: t => said.push(t) });
+const size = Number(m.get_table_size());
+const tbl = path.resolve(dir, `cube48opt${n}.tbl`);
+const t0 = Date.now();
+if (fs.existsSync(tbl) && fs.statSync(tbl).size === size) {
+    const base = Number(m._get_mem_ptr()), fd = fs.openSync(tbl, 'r');
+    for (let off = 0; off < size; off += 1 << 26) {
+        const len = Math.min(1 << 26, size - off);
+        fs.readSync(fd, m.HEAPU8.subarray(base + off, base + off + len), 0, len, off);
+    }
+    fs.closeSync(fd);
+    if (m.init(0, T) !== 0) throw new Error(`${tbl}: rejected by the solver`);
+} else {
+    if (m.init(T, T) !== 0) throw new Error('table generation failed');
+    const base = Number(m._get_mem_ptr());
+    const fd = fs.openSync(tbl + '.tmp', 'w');
+    for (let off = 0; off < size; off += 1 << 26) /* writes stop at 2 GiB */
+        fs.writeSync(fd, m.HEAPU8.subarray(base + off, base + Math.min(off + (1 << 26), size)));
+    fs.closeSync(fd);
+    fs.renameSync(tbl + '.tmp', tbl);
+    console.error(`generated ${tbl} in ${(Date.now() - t0) / 1000} s`);
+}
+const lines = [];
+for (const s of fs.readFileSync(file, 'utf8').split('\n').filter(l => l.trim())) {
+    said = [];
+    m.solve_scramble(s, T, 1, 1);
+    const sol = said.map(l => /Solution found!:(.*)/.exec(l)).find(x => x);
+    const tt = said.map(l => /tt=([0-9.]+) ms/.exec(l)).find(x => x);
+    lines.push(`${sol ? sol[1].trim().split(/\s+/).join(' ') : ''}\t${tt ? tt[1] : -1}`);
+}
+fs.writeFileSync(out, lines.join('\n') + '\n');
+process.exit(0);
+EOF
+    node "$tmp/cubeopt.mjs" "$cubeopt" "$cubeopt_size" "$threads" \
+        "$tmp/scrambles" "$1.tsv" 2>"$1.err"
+    cut -f1 "$1.tsv" >"$1"
+    cut -f2 "$1.tsv" >"$1.ms"
+}
 labels=()
 for pass in $(seq 1 "$passes"); do
     for size in $sizes; do
@@ -147,6 +220,10 @@ for pass in $(seq 1 "$passes"); do
     if [ -n "$vcube" ]; then
         vcube_run "$tmp/vcube-$pass"
         labels+=("vcube-$pass=$tmp/vcube-$pass")
+    fi
+    if [ -n "$cubeopt" ]; then
+        cubeopt_run "$tmp/cubeopt-$pass"
+        labels+=("cubeopt-$pass=$tmp/cubeopt-$pass")
     fi
 done
 "$qs" compare "$tmp/cubes" "${labels[@]}" --json >"$tmp/all.json" || true
