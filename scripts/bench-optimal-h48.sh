@@ -25,7 +25,7 @@
 # by node.js, which its README says runs at about half the speed of the
 # native solver) with the table of CUBEOPT_SIZE (default 7, 3.89 GB;
 # 6 is 1.95 GB): the driver below generates it into
-# DIR3/cube48optN.tbl on its first run (about 42 minutes for size 7 here)
+# DIR3/cube48optN.tbl on its first run (about 17 minutes for size 7 here)
 # and loads it from there afterwards.
 # Without NISSY_DIR, VCUBE_DIR or CUBEOPT_DIR that side does not run.
 # TABLE_SIZE (xl, large, small, compact, h48 or large+h48; default large,
@@ -202,8 +202,12 @@ for (const s of fs.readFileSync(file, 'utf8').split('\n').filter(l => l.trim()))
 fs.writeFileSync(out, lines.join('\n') + '\n');
 process.exit(0);
 EOF
-    node "$tmp/cubeopt.mjs" "$cubeopt" "$cubeopt_size" "$threads" \
-        "$tmp/scrambles" "$1.tsv" 2>"$1.err"
+    if ! node "$tmp/cubeopt.mjs" "$cubeopt" "$cubeopt_size" "$threads" \
+        "$tmp/scrambles" "$1.tsv" 2>"$1.err"; then
+        echo "cube48opt failed:" \
+             "$(grep -m1 'Error' "$1.err" || tail -1 "$1.err")" >&2
+        exit 1
+    fi
     cut -f1 "$1.tsv" >"$1"
     cut -f2 "$1.tsv" >"$1.ms"
 }
