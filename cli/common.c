@@ -90,7 +90,7 @@ qtab_optimal_size cli_parse_optimal_size(const char *opt, const char *s)
     if (size >= 0)
         return (qtab_optimal_size)size;
     cli_usage_error("%s: unknown table size '%s' (small, large, xl, h48, "
-                    "large+h48 or compact)", opt, s);
+                    "large+h48, compact or h48h7)", opt, s);
     return QTAB_OPTIMAL_SMALL;
 }
 
@@ -104,7 +104,7 @@ void cli_parse_table_size(const char *opt, const char *s, cli_tables *t)
     int size = qtab_optimal_size_parse(s);
     if (size < 0)
         cli_usage_error("%s: unknown table size '%s' (small, medium, large, "
-                        "xl, h48, large+h48 or compact)", opt, s);
+                        "xl, h48, large+h48, compact or h48h7)", opt, s);
     t->optimal_size = (qtab_optimal_size)size;
 }
 

@@ -39,7 +39,7 @@ static void usage(FILE *out)
         "                        deadline_ms (default 600000; 0 = none)\n"
         "  --tables DIR          table directory (default: QUADSOLVE_TABLES or\n"
         "                        the cache directory)\n"
-        "  --optimal-tables small|large|xl|h48|large+h48\n"
+        "  --optimal-tables small|large|xl|h48|large+h48|h48h7\n"
         "                        tables of the optimal solver (requests with\n"
         "                        \"optimal\": true) in the htm and qtm sets:\n"
         "                        small (default, no extra memory; a random cube\n"
@@ -47,8 +47,10 @@ static void usage(FILE *out)
         "                        per metric, generated once; much faster), xl\n"
         "                        (htm: a 2.47 GB table instead of large, about\n"
         "                        1.7 times faster again; qtm: large), h48\n"
-        "                        (htm only: the 173 MB H48 table instead) or\n"
-        "                        large+h48 (both)\n"
+        "                        (htm only: the 173 MB H48 table instead),\n"
+        "                        large+h48 (both) or h48h7 (htm only: the\n"
+        "                        3.76 GB exact H48 table with edge\n"
+        "                        orientation instead; faster than xl)\n"
         "  --robot-tables small|medium|large\n"
         "                        tables of the robot search: large (default, a\n"
         "                        2.4 GB of move and corner-path tables more,\n"
@@ -238,8 +240,8 @@ int main(int argc, char **argv)
             const char *t = VALUE();
             int size = qtab_optimal_size_parse(t);
             if (size < 0)
-                die("--optimal-tables: '%s' is not small, large, xl, h48 or "
-                    "large+h48", t);
+                die("--optimal-tables: '%s' is not small, large, xl, h48, "
+                    "large+h48 or h48h7", t);
             /* One set per metric serves every request, and the compact
              * set has no two-phase tables. */
             if (size == QTAB_OPTIMAL_COMPACT)

@@ -154,7 +154,10 @@ static qtab_optimal_size optimal_tables_held(const qtab_set *set)
                                (qs_tables_optimal_h48(t) ? QTAB_OPTIMAL_H48
                                                          : 0) |
                                (qs_tables_optimal_xl(t) ? QTAB_OPTIMAL_XL
-                                                        : 0));
+                                                        : 0) |
+                               (qs_tables_optimal_h48h7(t)
+                                    ? QTAB_OPTIMAL_H48H7
+                                    : 0));
 }
 
 /* The robot set's size by the tables it holds (a set may lack a table its
@@ -447,7 +450,7 @@ static void *loader_main(void *arg)
             int asked = (int)s->cfg->optimal_tables;
             int wanted = m == QS_METRIC_HTM
                              ? asked & (QTAB_OPTIMAL_LARGE_H48 |
-                                        QTAB_OPTIMAL_XL)
+                                        QTAB_OPTIMAL_XL | QTAB_OPTIMAL_H48H7)
                              : (asked & (QTAB_OPTIMAL_LARGE |
                                          QTAB_OPTIMAL_XL))
                                    ? QTAB_OPTIMAL_LARGE

@@ -22,9 +22,11 @@
  * position belongs to, 12!/(4!4!4!) = 34,650 values; symmetries permute
  * the slices, so it conjugates on its own. The index of a position is
  * (class, esep seen through the symmetry that takes the corners to the
- * class representative) and, for h > 0, the orientation of edge cubies
- * 0..h-1 seen the same way (2^h); see qs_internal.h for what the table
- * built on it stores.
+ * class representative) and, for h > 0, the orientation of the edges at
+ * positions 0..h-1 seen the same way (2^h): positions, because a move
+ * carries the orientation by position as a fixed permutation and flip
+ * pattern, which is what lets h48gen.c compute the table exactly; see
+ * qs_internal.h for what the table built on it stores.
  */
 #include "qs_internal.h"
 
@@ -106,9 +108,8 @@ int qs_h48_esep_of(const qs_h48 *x, const uint8_t ep[12])
 int qs_h48_eobits(const qs_cube *c, int h)
 {
     int bits = 0;
-    for (int p = 0; p < 12; p++)
-        if (c->ep[p] < h)
-            bits |= c->eo[p] << c->ep[p];
+    for (int p = 0; p < h; p++)
+        bits |= c->eo[p] << p;
     return bits;
 }
 
@@ -331,6 +332,95 @@ static uint32_t esep_next(const qs_h48 *x, uint32_t v, int m)
     return x->esep_move[v][m];
 }
 
+/* The tables of h48_index_eo (see qs_internal.h). Conjugation S x S^-1
+ * gives the edge at position i the orientation S.eo[c] ^ x.eo[from] ^
+ * S^-1.eo[i], from = S^-1.ep[i] and c the cubie x has there; S.eo[c]
+ * depends only on c's slice (checked here). */
+static int orientation_tables(qs_h48 *x, const qs_cube sym[48])
+{
+    x->esep_slices = malloc(H48_N_ESEP * sizeof *x->esep_slices);
+    if (!x->esep_slices)
+        return QS_ERR_NOMEM;
+    for (int e = 0; e < H48_N_ESEP; e++) {
+        qs_cube c;
+        esep_cube(e, &c);
+        uint32_t sl = 0;
+        for (int q = 0; q < 12; q++)
+            sl |= (uint32_t)(c.ep[q] >= 8) << q |
+                  (uint32_t)(c.ep[q] < 8 && c.ep[q] % 2) << (12 + q);
+        x->esep_slices[e] = sl;
+    }
+    for (int f = 0; f < 2048; f++) {
+        qs_cube c;
+        qs_cube_solved(&c);
+        qs_coord_set_flip(&c, f);
+        unsigned eo = 0;
+        for (int q = 0; q < 12; q++)
+            eo |= (unsigned)c.eo[q] << q;
+        x->eo_of_flip[f] = (uint16_t)eo;
+    }
+    for (int s = 0; s < 48; s++) {
+        const qs_cube *sy = &sym[s], *si = &sym[x->sym_inv[s]];
+        /* E: FR (8), M: UF (1), S: UR (0); every cubie of a slice alike */
+        for (int c = 0; c < 12; c++) {
+            int like = c >= 8 ? 8 : c % 2 ? 1 : 0;
+            if (sy->eo[c] != sy->eo[like])
+                return QS_ERR_TABLES;
+        }
+        x->eo_flip[s] = (uint8_t)(sy->eo[8] | sy->eo[1] << 1 | sy->eo[0] << 2);
+        unsigned k = 0;
+        for (int i = 0; i < x->h; i++)
+            k |= (unsigned)si->eo[i] << i;
+        x->eo_const[s] = (uint16_t)k;
+        for (int half = 0; half < 2; half++)
+            for (int v = 0; v < 64; v++) {
+                unsigned bits = 0;
+                for (int i = 0; i < x->h; i++) {
+                    int from = si->ep[i] - 6 * half;
+                    if (from >= 0 && from < 6 && (v >> from & 1))
+                        bits |= 1u << i;
+                }
+                x->eo_lut[s][half][v] = (uint16_t)bits;
+            }
+    }
+    return QS_OK;
+}
+
+/* The flip-slice distances of dfs_h48x, by a breadth-first search over
+ * (E-slice places, flip) with the set's own move tables. */
+static int flipslice_distances(qs_h48 *x, const qs_tables *t)
+{
+    x->esep_comb = malloc(H48_N_ESEP * sizeof *x->esep_comb);
+    x->flipslice_dist = malloc(N_FLIPSLICE);
+    if (!x->esep_comb || !x->flipslice_dist)
+        return QS_ERR_NOMEM;
+    for (int e = 0; e < H48_N_ESEP; e++)
+        x->esep_comb[e] = t->comb_of[x->esep_slices[e] & 0xfff];
+    uint8_t *d = x->flipslice_dist;
+    memset(d, 0xff, N_FLIPSLICE);
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    d[(size_t)(qs_coord_edge4(&solved, 8) / 24) * N_FLIP] = 0;
+    for (int level = 0, found = 1; found; level++) {
+        found = 0;
+        for (int i = 0; i < N_FLIPSLICE; i++) {
+            if (d[i] != level)
+                continue;
+            int comb = i / N_FLIP, flip = i % N_FLIP;
+            const uint16_t *crow = move_row(t, t->edge4_move[0], comb * 24);
+            const uint16_t *frow = move_row(t, t->flip_move, flip);
+            for (int m = 0; m < H48_MOVES; m++) {
+                int j = crow[m] / 24 * N_FLIP + frow[m];
+                if (d[j] == 0xff) {
+                    d[j] = (uint8_t)(level + 1);
+                    found = 1;
+                }
+            }
+        }
+    }
+    return QS_OK;
+}
+
 int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out)
 {
     if (!t || !out || h < 0 || h > H48_MAX_H || level < 0 ||
@@ -406,7 +496,12 @@ int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out)
                       (uint32_t)qs_h48_esep(x, &solved), x->esep_dist);
         for (int k = 0; k < x->n_class; k++)
             x->class_dist[k] = cdist[x->class_rep[k]];
+        x->cocsep_dist = cdist;
+        cdist = NULL;
+        err = orientation_tables(x, sym);
     }
+    if (!err && h > 0)
+        err = flipslice_distances(x, t);
     free(cdist);
     if (err) {
         qs_h48_free(x);
@@ -421,6 +516,10 @@ void qs_h48_free(qs_h48 *x)
     if (!x)
         return;
     free(x->part_rep);
+    free(x->cocsep_dist);
+    free(x->esep_slices);
+    free(x->esep_comb);
+    free(x->flipslice_dist);
     qs_arena_free(&x->arena);
     free(x);
 }

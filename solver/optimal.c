@@ -128,6 +128,7 @@ typedef struct {
                                  the large table's, or the compact set's
                                  phase-1 ones */
     const qs_h48 *h48;        /* the H48 table's coordinates, or NULL */
+    int h48x;                 /* ... with orientation bits (dfs_h48x) */
     int h48_max;              /* the most an H48 entry says: base + 3 */
     /* The search bounds the inverse as well (dfs_large_node, CARRY_INV);
      * with the H48 table or when it does, inv_premove[r][m] is the
@@ -287,13 +288,13 @@ copy_node(onode *dst, const onode *src, int carry)
  * cubies in each axis's frame and relabels them by that frame's premove,
  * one table lookup per cubie. */
 
-static void inverse_apply_plain(const shared *sh, const onode *n, int m,
-                                onode *out, int axes)
+static void inverse_apply_plain(const shared *sh, const icube *from, int m,
+                                icube *to, int axes)
 {
     static const uint8_t mod3[6] = {0, 1, 2, 0, 1, 2};
     for (int r = 0; r < axes; r++) {
-        const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
-        icube *b = &out->inv[r];
+        const icube *pm = &sh->inv_premove[r][m], *a = &from[r];
+        icube *b = &to[r];
         for (int i = 0; i < 8; i++) {
             int j = a->c[i];
             b->c[i] = pm->c[j];
@@ -344,13 +345,13 @@ static void inverse_coords_plain(const shared *sh, const icube *y,
 #ifdef INVERSE_SHUFFLE
 /* inverse_apply_plain with byte shuffles (SSSE3). */
 __attribute__((target("ssse3"))) static void
-inverse_apply_shuffle(const shared *sh, const onode *n, int m, onode *out,
+inverse_apply_shuffle(const shared *sh, const icube *from, int m, icube *to,
                       int axes)
 {
     const __m128i hi = _mm_set_epi64x(-1, 0);
     for (int r = 0; r < axes; r++) {
-        const icube *pm = &sh->inv_premove[r][m], *a = &n->inv[r];
-        icube *b = &out->inv[r];
+        const icube *pm = &sh->inv_premove[r][m], *a = &from[r];
+        icube *b = &to[r];
         __m128i cur = _mm_load_si128((const __m128i *)(const void *)a->c);
         __m128i idx = _mm_or_si128(_mm_unpacklo_epi64(cur, cur),
                                    _mm_and_si128(hi, _mm_set1_epi8(8)));
@@ -422,18 +423,26 @@ inverse_coords_shuffle(const shared *sh, const icube *y, icoords *out)
 }
 #endif
 
+/* Cubies from[0 .. axes-1] (the inverse seen along each axis) after move
+ * m of the cube, into to[]. */
+static inline void inverse_apply_cubies(const shared *sh, const icube *from,
+                                        int m, icube *to, int axes)
+{
+#ifdef INVERSE_SHUFFLE
+    if (sh->inv_shuffle) {
+        inverse_apply_shuffle(sh, from, m, to, axes);
+        return;
+    }
+#endif
+    inverse_apply_plain(sh, from, m, to, axes);
+}
+
 /* The inverse seen along axes 0 .. axes-1 after move m (the H48 probes
  * need only axis 0, the cube's frame). */
 static void inverse_apply(const shared *sh, const onode *n, int m,
                           onode *out, int axes)
 {
-#ifdef INVERSE_SHUFFLE
-    if (sh->inv_shuffle) {
-        inverse_apply_shuffle(sh, n, m, out, axes);
-        return;
-    }
-#endif
-    inverse_apply_plain(sh, n, m, out, axes);
+    inverse_apply_cubies(sh, n->inv, m, out->inv, axes);
 }
 
 static inline void inverse_coords(const shared *sh, const icube *y,
@@ -512,22 +521,35 @@ static inline uint32_t node_cocsep(const qs_h48 *h48, const onode *n)
 typedef struct {
     uint32_t cocsep;
     int esep, cls;
+    unsigned eo; /* with h > 0: orientation by position, bit q for q */
     uint64_t idx;
 } hprobe;
 
 static inline void hp_start(const qs_h48 *x, hprobe *p, uint32_t cocsep,
-                            int esep)
+                            int esep, unsigned eo)
 {
     p->cocsep = cocsep;
     p->esep = esep;
+    p->eo = eo;
     __builtin_prefetch(&x->cocsep_packed[cocsep]);
     __builtin_prefetch(x->esep_conj[esep]);
 }
 
-/* The probe of n's own position: its coordinates are tracked. */
+/* The probe of n's own position: its coordinates are tracked (the
+ * orientation is the flip coordinate's). */
 static inline void hp_start_own(const qs_h48 *x, hprobe *p, const onode *n)
 {
-    hp_start(x, p, node_cocsep(x, n), n->esep);
+    hp_start(x, p, node_cocsep(x, n), n->esep,
+             x->h ? x->eo_of_flip[n->flip[0]] : 0);
+}
+
+/* The orientation bits of cubies y by position. */
+static inline unsigned icube_eo(const icube *y)
+{
+    unsigned eo = 0;
+    for (int q = 0; q < 12; q++)
+        eo |= (unsigned)y->eo[q] << q;
+    return eo;
 }
 
 /* The probe of n's inverse (whose distance to solved is the same): its
@@ -536,13 +558,14 @@ static inline void hp_start_inverse(const qs_h48 *x, hprobe *p,
                                     const onode *n)
 {
     hp_start(x, p, qs_h48_inverse_cocsep(x, n->corners, n->inv[0].c + 8),
-             qs_h48_esep_of(x, n->inv[0].ep));
+             qs_h48_esep_of(x, n->inv[0].ep),
+             x->h ? icube_eo(&n->inv[0]) : 0);
 }
 
 static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
                              hprobe *p)
 {
-    p->idx = h48_index(x, p->cocsep, p->esep, &p->cls);
+    p->idx = h48_index_eo(x, p->cocsep, p->esep, p->eo, &p->cls);
     __builtin_prefetch(&blob[H48_HEADER + (p->idx >> 2)]);
 }
 
@@ -632,6 +655,13 @@ static inline uint32_t h48_cut(const shared *sh, const onode *kid,
 static inline uint32_t fs_index(const onode *n, int r)
 {
     return n->fs[r];
+}
+
+static inline uint64_t corner_index_of(const qs_tables *t, int corners,
+                                       int twist)
+{
+    return (uint64_t)t->corner_class[corners] * N_TWIST +
+           t->twist_conj[twist][t->corner_sym[corners]];
 }
 
 static inline uint64_t corner_index(const qs_tables *t, const onode *n)
@@ -876,6 +906,19 @@ static int should_halt(worker *w)
     return 0;
 }
 
+/* A node of a search that makes every canonical child (dfs_h48x,
+ * dfs_compact): counts it, polls the stop flags now and then (0: stop)
+ * and gives the moves it may make, only quarter turns where the inverse's
+ * bound was tight. */
+static inline int node_moves(worker *w, int canon, int quarter,
+                             uint64_t *moves)
+{
+    if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
+        return 0;
+    *moves = w->t->canon_allowed[canon] & (quarter ? QUARTER_TURNS : ~0ull);
+    return 1;
+}
+
 static void record(worker *w, int n)
 {
     shared *sh = w->sh;
@@ -898,6 +941,90 @@ static void record(worker *w, int n)
             qs_halt_stop(&sh->run.halt);
     }
     pthread_mutex_unlock(&sh->lock);
+}
+
+/* ---- with the exact H48 table with orientation bits (h48h7)
+ *
+ * Once no more than base + 2 moves are left, that table's bound of a
+ * position and of its inverse cuts far more than the phase-1 tables do,
+ * so below that the search reads nothing else: a child costs its four
+ * coordinates (corner permutation, twist, flip, esep) from small move
+ * tables, one probe of its own entry and, if that passes, the inverse's
+ * cubies and a probe of its entry. The probes of all the children of a
+ * node are taken step by step together (h48_pass) so that their reads,
+ * at random in gigabytes, overlap. Only the fields dfs_h48x reads are
+ * written into the children (the H48 ones of onode, and corners,
+ * twist[0], flip[0]). */
+static void dfs_h48x(worker *w, const onode *n, int togo, int canon,
+                     int depth, int quarter)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    const qs_h48 *x = sh->h48;
+    uint64_t moves;
+    if (!node_moves(w, canon, quarter, &moves))
+        return;
+    onode kid[18];
+    uint8_t kmove[18];
+    int nk = 0, rest = togo - 1; /* HTM: every move costs 1 */
+    const uint16_t *crow = move_row(t, t->corners_move, n->corners);
+    const uint16_t *trow = move_row(t, t->twist_move, n->twist[0]);
+    const uint16_t *frow = move_row(t, t->flip_move, n->flip[0]);
+    const uint16_t *erow = x->esep_move[n->esep];
+    while (moves) {
+        int m = __builtin_ctzll(moves);
+        moves &= moves - 1;
+        onode *k = &kid[nk];
+        k->corners = crow[m];
+        k->twist[0] = trow[m];
+        k->flip[0] = frow[m];
+        k->esep = erow[m];
+        kmove[nk++] = (uint8_t)m;
+    }
+    if (rest == 0) {
+        static const uint8_t home[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+        for (int k = 0; k < nk; k++) {
+            if (kid[k].corners || kid[k].twist[0] || kid[k].flip[0])
+                continue;
+            inverse_apply(sh, n, kmove[k], &kid[k], 1);
+            if (memcmp(kid[k].inv[0].ep, home, 12) == 0) {
+                w->path[depth] = (qs_move)kmove[k];
+                record(w, depth + 1);
+            }
+        }
+        return;
+    }
+    /* the corner table and the flip-slice distances first: they are
+     * small enough to stay in the cache, and where the H48 entry says
+     * only "at most base" its fallback knows less than they do */
+    uint32_t all = 0;
+    for (int k = 0; k < nk; k++) {
+        const onode *c = &kid[k];
+        int fs = x->flipslice_dist[(size_t)x->esep_comb[c->esep] * N_FLIP +
+                                   c->flip[0]];
+        all |= (uint32_t)(corner_dist(t, corner_index_of(t, c->corners,
+                                                         c->twist[0])) <=
+                              rest &&
+                          fs <= rest)
+               << k;
+    }
+    int krest[18];
+    for (int k = 0; k < nk; k++)
+        krest[k] = rest;
+    uint32_t cut = h48_pass(x, t->h48_blob, kid, krest, all, 0, NULL);
+    uint32_t keep = all & ~cut, kquarter = 0;
+    for (uint32_t b = keep; b; b &= b - 1) {
+        int k = __builtin_ctz(b);
+        inverse_apply(sh, n, kmove[k], &kid[k], 1);
+    }
+    cut = h48_pass(x, t->h48_blob, kid, krest, keep, 1, &kquarter);
+    keep &= ~cut;
+    for (uint32_t b = keep; b && !w->halt; b &= b - 1) {
+        int k = __builtin_ctz(b);
+        w->path[depth] = (qs_move)kmove[k];
+        dfs_h48x(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1,
+                 kquarter >> k & 1);
+    }
 }
 
 /* Depth-first search below node n (entries en, within the bound) with
@@ -951,8 +1078,15 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
                 record(w, depth + 1);
             continue;
         }
+        if (with_h48 && (cut >> k & 1))
+            continue;
+        if (with_h48 && sh->h48x && rest < sh->h48_max) {
+            dfs_h48x(w, &kid[k], rest, t->canon_next[m], depth + 1,
+                     kquarter >> k & 1);
+            continue;
+        }
         oentry ke;
-        if ((with_h48 && (cut >> k & 1)) || lookup(t, &kid[k], &ke) > rest)
+        if (lookup(t, &kid[k], &ke) > rest)
             continue;
         if (with_h48)
             dfs_h48(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1,
@@ -1264,11 +1398,9 @@ static void dfs_compact(worker *w, const onode *n, int togo, int canon,
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
-    if ((++w->nodes & CHECK_EVERY) == 0 && should_halt(w))
+    uint64_t moves;
+    if (!node_moves(w, canon, quarter, &moves))
         return;
-    uint64_t moves = t->canon_allowed[canon];
-    if (quarter)
-        moves &= QUARTER_TURNS;
     onode kid[18];
     uint8_t kmove[18], far[18];
     uint64_t cidx[18], idx[18][N_AXES];
@@ -1693,6 +1825,7 @@ int qs_solve_optimal(const qs_tables *t, const qs_cube *c,
     sh->tracked = sh->large || sh->p1m3;
     sh->h48 = t->h48;
     sh->h48_max = t->h48 ? t->h48_blob[H48_HDR_BASE] + 3 : 0;
+    sh->h48x = t->h48 && t->h48->h > 0;
     sh->inv = sh->large && !sh->h48 && !o->forward_only;
     init_frames(sh, c);
     find_symmetries(sh, c);

@@ -1499,6 +1499,91 @@ static int generate_h48(const qs_tables *t, int h, int level, uint8_t *buf,
     return err;
 }
 
+/* The exact H48 blob for h > 0 (h48gen.c): the endgame once, then the
+ * corner classes spread over threads, each filling its own block. */
+typedef struct {
+    bfs_job *job;
+    const qs_h48 *x;
+    const qs_h48_endgame *eg;
+    int base;
+    uint8_t *entries;
+} h48x_job;
+
+static void *h48x_worker(void *arg)
+{
+    h48x_job *hj = arg;
+    bfs_job *job = hj->job;
+    const qs_h48 *x = hj->x;
+    const uint64_t block = ((uint64_t)H48_N_ESEP << x->h) / 4;
+    void *scratch = malloc(qs_h48_class_scratch(x->h));
+    if (!scratch) {
+        atomic_store(&job->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        uint64_t cls = atomic_fetch_add(&job->next_chunk, 1);
+        if (cls >= (uint64_t)x->n_class || cancelled(job))
+            break;
+        report(job, cls, (uint64_t)x->n_class);
+        if (qs_h48_fill_class(x, hj->eg, (int)cls, hj->base,
+                              hj->entries + cls * block, scratch, NULL)) {
+            atomic_store(&job->failed, 1);
+            break;
+        }
+    }
+    free(scratch);
+    return NULL;
+}
+
+static int generate_h48x(const qs_tables *t, int h, int level, int base,
+                         int endgame, uint8_t *buf, int threads,
+                         bfs_job *job)
+{
+    if (h < 1)
+        return QS_ERR_ARGUMENT;
+    qs_h48 *x;
+    int err = qs_h48_create(t, h, level, &x);
+    if (err)
+        return err;
+    qs_h48_endgame *eg;
+    err = qs_h48_endgame_create(x, endgame, &eg);
+    if (err) {
+        qs_h48_free(x);
+        return err;
+    }
+    uint32_t magic = H48_MAGIC;
+    memset(buf, 0, H48_HEADER);
+    memcpy(buf, &magic, sizeof magic);
+    buf[H48_HDR_H] = (uint8_t)h;
+    buf[H48_HDR_BASE] = (uint8_t)base;
+    buf[H48_HDR_LEVEL] = (uint8_t)level;
+    h48x_job hj = {job, x, eg, base, buf + H48_HEADER};
+    atomic_store(&job->next_chunk, 0);
+    atomic_store(&job->failed, 0);
+    job->progress_base = 0;
+    job->progress_span = 1;
+    run_threads(threads, h48x_worker, &hj);
+    err = cancelled(job)                ? QS_ERR_CANCELLED
+          : atomic_load(&job->failed) ? QS_ERR_NOMEM
+                                        : QS_OK;
+    qs_h48_endgame_free(eg);
+    qs_h48_free(x);
+    return err;
+}
+
+int qs_h48_generate(const qs_tables *t, int h, int level, int base,
+                    int endgame, uint8_t *buf, int threads)
+{
+    if (!t || !buf || threads < 1)
+        return QS_ERR_ARGUMENT;
+    bfs_job job;
+    memset(&job, 0, sizeof job);
+    pthread_mutex_init(&job.progress_lock, NULL);
+    int err = generate_h48x(t, h, level, base, endgame, buf, threads, &job);
+    pthread_mutex_destroy(&job.progress_lock);
+    return err;
+}
+
 int qs_blob_count(qs_metric m)
 {
     if ((int)m < 0 || m >= QS_METRIC_COUNT)
@@ -1506,7 +1591,7 @@ int qs_blob_count(qs_metric m)
     /* The optimal solver's corner table exists where it is searched; the
      * H48 table in HTM only, so far. */
     if (m == QS_METRIC_HTM)
-        return BLOB_COUNT + 5;
+        return BLOB_COUNT + 6;
     if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's move and corner-path tables are optional
@@ -1615,6 +1700,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->bytes = H48_HEADER + (info->entries + 3) / 4;
         info->optional = 2;
         return QS_OK;
+    case BLOB_H48X:
+        if (m != QS_METRIC_HTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "h48h7";
+        info->kind = 27;
+        info->entries = H48_ENTRIES(H48X_LEVEL, H48X_H);
+        info->bytes = H48_HEADER + info->entries / 4;
+        info->optional = 16;
+        return QS_OK;
     case BLOB_P1M3:
         if (m != QS_METRIC_HTM)
             return QS_ERR_ARGUMENT;
@@ -1666,6 +1760,9 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
         else if (i == BLOB_H48)
             err = generate_h48(t, H48_BLOB_H, H48_BLOB_LEVEL, buf, threads,
                                &job);
+        else if (i == BLOB_H48X)
+            err = generate_h48x(t, H48X_H, H48X_LEVEL, H48X_BASE,
+                                H48X_ENDGAME, buf, threads, &job);
         else if (i == BLOB_P1M3)
             err = generate_p1m3(t, buf, threads, &job);
         else

@@ -326,6 +326,19 @@ enum { BLOB_OPT_LARGE = 3 };
  * holds parameter h = H48_BLOB_H. */
 enum { BLOB_H48 = 4, H48_BLOB_H = 0, H48_BLOB_LEVEL = 1 };
 
+/* The optimal solver's exact H48 table with edge orientation (HTM only,
+ * optional blob index BLOB_H48X, qs_blob_info.optional 16, 3.76 GB):
+ * level H48X_LEVEL, h = H48X_H, base H48X_BASE, made by h48gen.c with an
+ * endgame of H48X_ENDGAME moves. Where the set has it, it takes the H48
+ * table's place in the search (tables.h48_blob). */
+enum {
+    BLOB_H48X = 7,
+    H48X_LEVEL = 0,
+    H48X_H = 7,
+    H48X_BASE = 9,
+    H48X_ENDGAME = 7
+};
+
 /* The optimal solver's compact phase-1 table (HTM only, optional blob
  * index BLOB_P1M3, qs_blob_info.optional 4): the phase-1 table's distance
  * of every entry modulo 3, two bits per entry at the phase-1 index, four

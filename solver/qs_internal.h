@@ -42,7 +42,7 @@ void qs_tables_free_base(qs_tables *t);
  * The pruning coordinate of issue 16, reduced by all 48 symmetries: the
  * corners' twist and a corner part (cocsep = part * N_TWIST + twist, in
  * n_class classes), which slice each edge is in (esep) and, for h > 0, the
- * orientation of edge cubies 0..h-1. The corner part is the corner
+ * orientation of the edges at positions 0..h-1. The corner part is the corner
  * permutation's coset modulo a group chosen by the level: 0, which tetrad
  * each corner cubie is in (70 parts); 1, modulo the half-turn group (420,
  * which fixes the permutations' parity too); 2, modulo its Klein-four part
@@ -83,6 +83,27 @@ typedef struct qs_h48 {
                                           rep */
     uint8_t *class_dist;               /* [n_class] exact distance of the
                                           corners' class to the goal */
+    uint8_t *cocsep_dist;              /* [n_cocsep] the same per corner
+                                          coordinate */
+    /* The orientation bits of the index from a position's 12 orientation
+     * bits by position (eo12, bit q of position q) through symmetry s:
+     * a symmetry's own flips depend only on each edge's slice, so
+     * v = eo12 ^ (the slice masks of esep_slices chosen by eo_flip[s]),
+     * then bits = eo_lut[s][0][v & 63] | eo_lut[s][1][v >> 6], xor
+     * eo_const[s]. */
+    uint32_t *esep_slices;             /* [H48_N_ESEP] bit q: the cubie at
+                                          position q is an E-slice edge;
+                                          bit 12 + q: an M-slice edge */
+    uint16_t eo_of_flip[2048];         /* qs_coord_flip -> eo12 */
+    uint16_t eo_lut[48][2][64];
+    uint16_t eo_const[48];
+    uint8_t eo_flip[48];               /* bit 0: E edges flip, 1: M, 2: S */
+    /* For h > 0 only (the search below base + 3 moves, dfs_h48x): the
+     * exact distance to "edges oriented, E-slice edges in the E slice" of
+     * every flip and E-slice place set (esep_comb[esep] * N_FLIP + flip),
+     * a 1 MB bound read before the table's probes. NULL for h = 0. */
+    uint16_t *esep_comb;               /* [H48_N_ESEP] comb_of rank */
+    uint8_t *flipslice_dist;           /* [N_FLIPSLICE] */
 } qs_h48;
 
 /* The coordinates of a cube. */
@@ -126,6 +147,72 @@ static inline uint64_t h48_index(const qs_h48 *x, uint32_t cocsep, int esep,
     *cls = (int)(p >> 6);
     return (uint64_t)(p >> 6) * H48_N_ESEP + x->esep_conj[esep][p & 63];
 }
+
+/* ---- exact tables for h > 0 (h48gen.c)
+ *
+ * The endgame: every coset state (corner coordinate, esep, all 12 edge
+ * orientation bits by position) within k moves of solved, as 32-bit
+ * records esep << 16 | distance << 12 | orientation, grouped by corner
+ * coordinate: those closer than k (near) and those at exactly k (edge).
+ * k = 7 holds 25 M states (100 MB) and takes seconds. */
+#define H48_MAX_ENDGAME 8
+typedef struct qs_h48_endgame {
+    int k;
+    uint64_t states;
+    uint32_t *off_near, *off_edge; /* [n_cocsep + 1] */
+    uint32_t *rec_near, *rec_edge;
+    uint16_t (*esep_by_move)[H48_N_ESEP]; /* [18] */
+    uint16_t eo_move[18][4096];
+    uint8_t move_ep[18][12], move_eo[18][12];
+} qs_h48_endgame;
+
+/* The endgame of depth k (1..H48_MAX_ENDGAME) over x's coordinates (x's
+ * h does not matter). QS_OK, QS_ERR_ARGUMENT or QS_ERR_NOMEM. */
+int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out);
+void qs_h48_endgame_free(qs_h48_endgame *eg);
+
+/* Bytes of scratch memory qs_h48_fill_class needs for parameter h. */
+size_t qs_h48_class_scratch(int h);
+
+/* The entries of corner class cls of the H48 table with x's h (>= 1) and
+ * base `base`, as two-bit values (0: at most base moves, 1 and 2: base +
+ * 1 and base + 2, 3: more), into block: (H48_N_ESEP << h) / 4 bytes, the
+ * entry of esep e and orientation bits y at (e << h | y). Exact (see
+ * h48gen.c); the work grows about 13-fold per unit of base + 2 - eg->k.
+ * *records (if not NULL) grows by the endgame records read. QS_OK or
+ * QS_ERR_ARGUMENT. */
+int qs_h48_fill_class(const qs_h48 *x, const qs_h48_endgame *eg, int cls,
+                      int base, uint8_t *block, void *scratch,
+                      uint64_t *records);
+
+/* The index of a position with h > 0 (the index of h48_index shifted,
+ * and the orientation bits of positions 0..h-1 of the position seen
+ * through the same symmetry): eo12 holds the position's orientation by
+ * position, bit q for position q. */
+static inline uint64_t h48_index_eo(const qs_h48 *x, uint32_t cocsep,
+                                    int esep, unsigned eo12, int *cls)
+{
+    uint32_t p = x->cocsep_packed[cocsep];
+    int s = (int)(p & 63);
+    *cls = (int)(p >> 6);
+    uint64_t i = (uint64_t)(p >> 6) * H48_N_ESEP + x->esep_conj[esep][s];
+    if (!x->h)
+        return i;
+    uint32_t sl = x->esep_slices[esep];
+    unsigned e = sl & 0xfff, m = sl >> 12, f = x->eo_flip[s];
+    unsigned v = eo12 ^ ((f & 1 ? e : 0) | (f & 2 ? m : 0) |
+                         (f & 4 ? ~(e | m) & 0xfff : 0));
+    return i << x->h | (unsigned)((x->eo_lut[s][0][v & 63] |
+                                   x->eo_lut[s][1][v >> 6]) ^
+                                  x->eo_const[s]);
+}
+
+/* A whole exact H48 blob (header and entries, H48_HEADER +
+ * H48_ENTRIES(level, h) / 4 bytes) for h >= 1, as the blob h48h7 is made
+ * but with any parameters: tests make small ones. QS_OK, QS_ERR_ARGUMENT
+ * or QS_ERR_NOMEM. */
+int qs_h48_generate(const qs_tables *t, int h, int level, int base,
+                    int endgame, uint8_t *buf, int threads);
 
 /* The H48 blob (BLOB_H48): a 64-byte header (magic, h, base, level), then two
  * bits per index, four indices per byte, the first in the low bits.

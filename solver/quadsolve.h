@@ -214,7 +214,7 @@ typedef struct qs_tables qs_tables;
  * concurrently for the same generation. */
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
-#define QS_BLOB_MAX 7
+#define QS_BLOB_MAX 8
 #define QS_BLOB_ROBOT_MEDIUM 8
 
 typedef struct {
@@ -272,8 +272,11 @@ int qs_tables_optimal_large(const qs_tables *t);
  * with instead of the large one. */
 int qs_tables_optimal_xl(const qs_tables *t);
 /* Nonzero when the set holds the optimal solver's H48 table (the HTM
- * set's optional blob h48c1), which qs_solve_optimal then prunes with. */
+ * set's optional blob h48c1, or h48h7), which qs_solve_optimal then
+ * prunes with. */
 int qs_tables_optimal_h48(const qs_tables *t);
+/* Nonzero when that table is h48h7, the one with edge orientation. */
+int qs_tables_optimal_h48h7(const qs_tables *t);
 /* Nonzero when the set is the HTM set's compact optimal set (the H48
  * table and the 2-bit phase-1 table, without the two-phase tables): it
  * serves qs_solve_optimal only, and qs_solve returns QS_ERR_TABLES. */

@@ -667,13 +667,17 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
             t->opt_p1m3 = blobs[BLOB_P1M3]; /* optional: may be NULL */
             t->opt_xl = blobs[BLOB_OPT_XL];   /* optional: may be NULL */
         }
-        if (m == QS_METRIC_HTM && blobs[BLOB_H48]) {
-            t->h48_blob = blobs[BLOB_H48];
-            err = qs_h48_h(t->h48_blob) != H48_BLOB_H ||
-                          qs_h48_level(t->h48_blob) != H48_BLOB_LEVEL
+        /* the exact table with edge orientation, where the set has it,
+         * instead of the H48 table without */
+        int x = m == QS_METRIC_HTM && blobs[BLOB_H48X];
+        if (m == QS_METRIC_HTM && (x || blobs[BLOB_H48])) {
+            int h = x ? H48X_H : H48_BLOB_H;
+            int level = x ? H48X_LEVEL : H48_BLOB_LEVEL;
+            t->h48_blob = blobs[x ? BLOB_H48X : BLOB_H48];
+            err = qs_h48_h(t->h48_blob) != h ||
+                          qs_h48_level(t->h48_blob) != level
                       ? QS_ERR_TABLES
-                      : qs_h48_create(t, H48_BLOB_H, H48_BLOB_LEVEL,
-                                      &t->h48);
+                      : qs_h48_create(t, h, level, &t->h48);
             if (err) {
                 qs_tables_free(t);
                 return err;
@@ -706,6 +710,11 @@ int qs_tables_optimal_xl(const qs_tables *t)
 int qs_tables_optimal_h48(const qs_tables *t)
 {
     return t && t->h48 != NULL;
+}
+
+int qs_tables_optimal_h48h7(const qs_tables *t)
+{
+    return t && t->h48 != NULL && t->h48->h > 0;
 }
 
 int qs_tables_optimal_compact(const qs_tables *t)

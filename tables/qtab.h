@@ -202,10 +202,15 @@ typedef enum {
                             minutes to generate once): the extra-large table
                             instead of the large one; in QTM it is the
                             large set */
+    QTAB_OPTIMAL_H48H7 = 16, /* the exact H48 table with 7 bits of edge
+                                orientation (HTM only, 3.76 GB, minutes to
+                                generate once) instead of the large and
+                                H48 ones, beside the small set; in QTM it
+                                is the small set */
 } qtab_optimal_size;
 
 /* The size called `name` on command lines ("small", "large", "h48",
- * "large+h48" or "compact"), or -1 when `name` is none of them (or
+ * "large+h48", "compact", "xl" or "h48h7"), or -1 when `name` is none of them (or
  * NULL). */
 int qtab_optimal_size_parse(const char *name);
 

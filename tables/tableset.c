@@ -267,7 +267,8 @@ const char *qtab_robot_size_name(qtab_robot_size s)
 
 /* Indexed by size; NULL where a value is no size. */
 static const char *const optimal_size_names[] = {
-    "small", "large", "h48", "large+h48", NULL, NULL, "compact", NULL, "xl"};
+    "small", "large", "h48", "large+h48", NULL, NULL, "compact", NULL, "xl",
+    NULL,    NULL,    NULL,  NULL,        NULL, NULL, NULL,      "h48h7"};
 #define N_SIZE_VALUES \
     (int)(sizeof optimal_size_names / sizeof optimal_size_names[0])
 

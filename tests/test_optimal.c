@@ -13,6 +13,8 @@
  */
 #include "testutil.h"
 
+#include "qs_internal.h"
+
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,16 +29,42 @@ static qtab_set *two_phase_sets[2]; /* beside a compact set, which has no
  * with the compact set in HTM (test_optimal_compact: the H48 table and the
  * 2-bit phase-1 table, no two-phase tables; QTM small), `test_optimal xl`
  * with the extra-large table in HTM (test_optimal_xl; QTM large),
- * `test_optimal` with the small tables. */
+ * `test_optimal h48eo` with the small tables and, in HTM, a small exact
+ * H48 table with orientation bits made here (level 0, h 1, base 5, 59 MB:
+ * the search's orientation probes, test_optimal_h48eo; h48h7 itself is
+ * 3.76 GB), `test_optimal` with the small tables. */
 static qtab_optimal_size table_size = QTAB_OPTIMAL_SMALL;
+static int exact_h48; /* h48eo */
+static uint8_t *exact_blob;
 
 static const char *superflip =
     "UBULURUFURURFRBRDRFUFLFRFDFDFDLDRDBDLULBLFLDLBUBRBLBDB";
+
+/* The small set's HTM tables with the exact H48 table beside them (the
+ * test owns the blob; the set's tables free the coordinates). */
+static void add_exact_h48(const qs_tables *ct)
+{
+    enum { H = 1, LEVEL = 0, BASE = 5, ENDGAME = 5 };
+    qs_tables *t = (qs_tables *)ct;
+    exact_blob = malloc(H48_HEADER + H48_ENTRIES(LEVEL, H) / 4);
+    assert_non_null(exact_blob);
+    assert_int_equal(qs_h48_generate(t, H, LEVEL, BASE, ENDGAME, exact_blob,
+                                     2),
+                     QS_OK);
+    assert_int_equal(qs_h48_h(exact_blob), H);
+    assert_int_equal(qs_h48_generate(t, 0, LEVEL, BASE, ENDGAME, exact_blob,
+                                     2),
+                     QS_ERR_ARGUMENT);
+    t->h48_blob = exact_blob;
+    assert_int_equal(qs_h48_create(t, H, LEVEL, &t->h48), QS_OK);
+}
 
 static const qs_tables *tables(qs_metric m)
 {
     if (!sets[m]) {
         sets[m] = test_open_tables_sized(m, table_size);
+        if (exact_h48 && m == QS_METRIC_HTM)
+            add_exact_h48(qtab_set_tables(sets[m]));
         /* xl is the large table's stead in HTM and the large set in QTM */
         int xl = table_size == QTAB_OPTIMAL_XL;
         assert_int_equal(qs_tables_optimal_large(qtab_set_tables(sets[m])),
@@ -45,8 +73,10 @@ static const qs_tables *tables(qs_metric m)
         assert_int_equal(qs_tables_optimal_xl(qtab_set_tables(sets[m])),
                          xl && m == QS_METRIC_HTM);
         assert_int_equal(qs_tables_optimal_h48(qtab_set_tables(sets[m])),
-                         (table_size & QTAB_OPTIMAL_H48) &&
+                         ((table_size & QTAB_OPTIMAL_H48) || exact_h48) &&
                              m == QS_METRIC_HTM);
+        assert_int_equal(qs_tables_optimal_h48h7(qtab_set_tables(sets[m])),
+                         exact_h48 && m == QS_METRIC_HTM);
         assert_int_equal(
             qs_tables_optimal_compact(qtab_set_tables(sets[m])),
             table_size == QTAB_OPTIMAL_COMPACT && m == QS_METRIC_HTM);
@@ -72,6 +102,7 @@ static int teardown(void **state)
         qtab_close(sets[m]);
         qtab_close(two_phase_sets[m]);
     }
+    free(exact_blob);
     return 0;
 }
 
@@ -631,6 +662,7 @@ int main(int argc, char **argv)
         table_size = QTAB_OPTIMAL_COMPACT;
     if (argc > 1 && strcmp(argv[1], "xl") == 0)
         table_size = QTAB_OPTIMAL_XL;
+    exact_h48 = argc > 1 && strcmp(argv[1], "h48eo") == 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arguments),
         cmocka_unit_test(test_solved),

@@ -10,7 +10,9 @@
  * the corner table and the corner-path table included. The compact
  * optimal set's 2-bit phase-1 table must hold the same distances modulo
  * 3, and that set must leave the two-phase tables out. The extra-large
- * optimal table must hold its goal's exact distances modulo 3.
+ * optimal table must hold its goal's exact distances modulo 3. The exact
+ * H48 table with edge orientation (h48gen.c) must hold, class by class,
+ * the least distance of the whole coset states its index reads.
  */
 #include "testutil.h"
 
@@ -667,6 +669,14 @@ static void check_h48_coordinate(const qs_tables *t, int level)
         assert_int_equal(qs_h48_cocsep(x, &e), x->class_rep[p >> 6]);
         uint64_t fast = h48_index(x, cs, es, &cls);
         assert_int_equal(fast, (uint64_t)cls * H48_N_ESEP + qs_h48_esep(x, &e));
+        /* with orientation bits: the search's index (from the position's
+         * own orientation, without conjugating cubies) is that of the
+         * conjugate's positions 0..3 */
+        if (level == 0) {
+            unsigned eo12 = x4->eo_of_flip[qs_coord_flip(&c)];
+            assert_int_equal(h48_index_eo(x4, cs, es, eo12, &cls),
+                             fast << 4 | (uint64_t)qs_h48_eobits(&e, 4));
+        }
     }
     /* the orientation bits, by hand: flip UR and UF in place */
     qs_cube f = solved;
@@ -705,6 +715,128 @@ static void h48_expand(state_map *m, const qs_tables *t, uint64_t key, int d,
                   (uint64_t)h48_cocsep_move(x, cs, mv) * H48_N_ESEP +
                       x->esep_move[es][mv],
                   d + 1);
+}
+
+/* ---- the exact H48 table with orientation bits (solver/h48gen.c):
+ * key ((cocsep * H48_N_ESEP + esep) << 12 | orientation by position), the
+ * whole coset state, moved by the cubie model's moves. */
+
+static const qs_h48 *h48eo_x;
+static qs_cube h48eo_moves[18];
+
+static void h48eo_expand(state_map *m, const qs_tables *t, uint64_t key,
+                         int d, int radius)
+{
+    const qs_h48 *x = h48eo_x;
+    uint64_t coarse = key >> 12;
+    uint32_t cs = (uint32_t)(coarse / H48_N_ESEP);
+    int es = (int)(coarse % H48_N_ESEP);
+    unsigned eo = (unsigned)(key & 0xfff);
+    (void)t;
+    (void)radius;
+    for (int mv = 0; mv < 18; mv++) {
+        const qs_cube *mc = &h48eo_moves[mv];
+        unsigned to = 0;
+        for (int q = 0; q < 12; q++)
+            to |= ((eo >> mc->ep[q] & 1) ^ mc->eo[q]) << q;
+        uint64_t c2 = (uint64_t)h48_cocsep_move(x, cs, mv) * H48_N_ESEP +
+                      x->esep_move[es][mv];
+        map_lower(m, c2 << 12 | to, d + 1);
+    }
+}
+
+/* Every entry of some classes checked against a breadth-first search over
+ * whole coset states within R moves, read through the search's own index
+ * (h48_index_eo): an entry's value is the least distance of the states
+ * that index it, exact where that is at most R; an entry no such state
+ * indexes is beyond R. The endgame is short (3 moves) so that the
+ * generator's move sequences (up to base + 2 - 3 moves) are exercised. */
+static void test_h48_exact(void **state)
+{
+    (void)state;
+    enum { R = 6, BASE = 4, H = 4, ENDGAME = 3, CLASSES = 10 };
+    qs_tables *t = base_tables(QS_METRIC_HTM);
+    qs_h48 *x;
+    assert_int_equal(qs_h48_create(t, H, 0, &x), QS_OK);
+    h48eo_x = x;
+    for (int mv = 0; mv < 18; mv++)
+        qs_move_cube((qs_move)mv, &h48eo_moves[mv]);
+    qs_h48_endgame *eg, *bad;
+    assert_int_equal(qs_h48_endgame_create(x, 0, &bad), QS_ERR_ARGUMENT);
+    assert_int_equal(qs_h48_endgame_create(x, ENDGAME, &eg), QS_OK);
+    /* 1, 6, 75, 888: the coset states within 3 moves */
+    assert_int_equal(eg->states, 1 + 6 + 75 + 888);
+
+    state_map map, entries;
+    map_init(&map, 23);
+    map_init(&entries, 23);
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    map_lower(&map, ((uint64_t)qs_h48_cocsep(x, &solved) * H48_N_ESEP +
+                     (uint64_t)qs_h48_esep(x, &solved)) << 12, 0);
+    map_search(&map, t, R, h48eo_expand);
+    /* 1,982,725 states within 6 moves (the endgame of 6 finds as many) */
+    assert_int_equal(map.count, 1982725);
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        uint64_t key = map.keys[i] - 1, coarse = key >> 12;
+        int cls;
+        uint64_t idx = h48_index_eo(x, (uint32_t)(coarse / H48_N_ESEP),
+                                    (int)(coarse % H48_N_ESEP),
+                                    (unsigned)(key & 0xfff), &cls);
+        map_lower(&entries, idx, map.dist[i]);
+    }
+    map_free(&map);
+
+    /* the classes: those of corners closest to solved, where most
+     * entries are within the radius */
+    int classes[CLASSES], n_classes = 0;
+    for (int d = 0; d <= R && n_classes < CLASSES; d++)
+        for (int k = 0; k < x->n_class && n_classes < CLASSES; k++)
+            if (x->class_dist[k] == d)
+                classes[n_classes++] = k;
+    size_t per_class = (size_t)H48_N_ESEP << H;
+    uint8_t *block = malloc(per_class / 4);
+    void *scratch = malloc(qs_h48_class_scratch(H));
+    assert_non_null(block);
+    assert_non_null(scratch);
+    assert_int_equal(qs_h48_fill_class(x, eg, -1, BASE, block, scratch, NULL),
+                     QS_ERR_ARGUMENT);
+    uint64_t counts[4] = {0}, records = 0;
+    for (int k = 0; k < n_classes; k++) {
+        assert_int_equal(qs_h48_fill_class(x, eg, classes[k], BASE, block,
+                                           scratch, &records),
+                         QS_OK);
+        uint64_t first = (uint64_t)classes[k] * per_class;
+        for (uint64_t e = 0; e < per_class; e++) {
+            int v = block[e / 4] >> (e % 4 * 2) & 3;
+            int d = map_get(&entries, first + e);
+            if (d < 0)
+                d = R + 1;
+            int want = d <= BASE ? 0 : d > R ? 3 : d - BASE;
+            if (d > R) /* beyond the radius: at least R + 1 = base + 3 */
+                assert_int_equal(v, 3);
+            else
+                assert_int_equal(v, want);
+            counts[v]++;
+        }
+    }
+    print_message("h48 exact (h %d, base %d, endgame %d): %d classes, "
+                  "values 0-3: %llu %llu %llu %llu, %llu records read\n",
+                  H, BASE, ENDGAME, n_classes, (unsigned long long)counts[0],
+                  (unsigned long long)counts[1], (unsigned long long)counts[2],
+                  (unsigned long long)counts[3], (unsigned long long)records);
+    /* every value occurs: the check is not vacuous */
+    for (int v = 0; v < 4; v++)
+        assert_true(counts[v] > 0);
+    free(block);
+    free(scratch);
+    map_free(&entries);
+    qs_h48_endgame_free(eg);
+    qs_h48_free(x);
+    qs_tables_free_base(t);
+    free(t);
 }
 
 /* What an entry says of the distance: the exact one (1), at most base
@@ -984,6 +1116,7 @@ int main(void)
         cmocka_unit_test(test_robot),
         cmocka_unit_test(test_h48_coordinate),
         cmocka_unit_test(test_h48_table),
+        cmocka_unit_test(test_h48_exact),
         cmocka_unit_test(test_phase1_mod3),
         cmocka_unit_test(test_xl_table),
     };

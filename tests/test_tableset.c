@@ -193,12 +193,12 @@ static void test_optimal_size_names(void **state)
 {
     (void)state;
     const char *names[] = {"small", "large", "h48", "large+h48", "compact",
-                           "xl"};
-    const qtab_optimal_size sizes[] = {QTAB_OPTIMAL_SMALL, QTAB_OPTIMAL_LARGE,
-                                       QTAB_OPTIMAL_H48,
-                                       QTAB_OPTIMAL_LARGE_H48,
-                                       QTAB_OPTIMAL_COMPACT, QTAB_OPTIMAL_XL};
-    for (int k = 0; k < 6; k++) {
+                           "xl",    "h48h7"};
+    const qtab_optimal_size sizes[] = {
+        QTAB_OPTIMAL_SMALL,     QTAB_OPTIMAL_LARGE,   QTAB_OPTIMAL_H48,
+        QTAB_OPTIMAL_LARGE_H48, QTAB_OPTIMAL_COMPACT, QTAB_OPTIMAL_XL,
+        QTAB_OPTIMAL_H48H7};
+    for (int k = 0; k < 7; k++) {
         assert_int_equal(qtab_optimal_size_parse(names[k]), (int)sizes[k]);
         assert_string_equal(qtab_optimal_size_name(sizes[k]), names[k]);
     }
@@ -210,9 +210,11 @@ static void test_optimal_size_names(void **state)
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)5), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)7), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)9), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)15), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)17), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)-1), "?");
     /* a value that is no size is refused before any table is touched */
-    const int no_size[] = {4, 5, 7, 9, 16, -1};
+    const int no_size[] = {4, 5, 7, 9, 17, -1};
     for (int k = 0; k < 6; k++) {
         qtab_options o;
         qtab_options_default(&o);
@@ -241,9 +243,9 @@ static void test_optional_blob_absent(void **state)
     assert_int_equal(qtab_info(QS_METRIC_HTM, &o, count_report, &seen),
                      QTAB_OK);
     assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
-    /* the large table, the H48 table, the compact phase-1 table and the
-     * extra-large table */
-    assert_int_equal(seen.optional_absent, 4);
+    /* the large table, the H48 table, the compact phase-1 table, the
+     * extra-large table and h48h7 */
+    assert_int_equal(seen.optional_absent, 5);
     assert_int_equal(seen.optional_absent,
                      qs_blob_count(QS_METRIC_HTM) - required_blobs());
     assert_int_equal(seen.wanted, required_blobs());
