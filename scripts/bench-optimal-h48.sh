@@ -28,7 +28,7 @@
 # DIR3/cube48optN.tbl on its first run (about 17 minutes for size 7 here)
 # and loads it from there afterwards.
 # Without NISSY_DIR, VCUBE_DIR or CUBEOPT_DIR that side does not run.
-# TABLE_SIZE (xl, large, small, compact, h48 or large+h48; default large,
+# TABLE_SIZE (xl, large, small, compact, h48, large+h48 or h48h7; default large,
 # as when the earlier sections of docs/benchmarks.md ran it; several,
 # space-separated, run one after the other in each pass) picks our
 # optimal tables, PASSES (default 2) the alternations, THREADS (default 2)
