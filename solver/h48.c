@@ -300,8 +300,8 @@ static int classify(qs_h48 *x, const qs_cube sym[48])
 
 /* Exact distances over a raw coordinate space of n values, whose value
  * after move m is next(x, v, m), from value `goal`. */
-static void raw_distances(const qs_h48 *x, uint32_t n,
-                          uint32_t (*next)(const qs_h48 *, uint32_t, int),
+static void raw_distances(const void *ctx, uint32_t n,
+                          uint32_t (*next)(const void *, uint32_t, int),
                           uint32_t goal, uint8_t *dist)
 {
     memset(dist, 0xff, n);
@@ -312,7 +312,7 @@ static void raw_distances(const qs_h48 *x, uint32_t n,
             if (dist[v] != d)
                 continue;
             for (int m = 0; m < H48_MOVES; m++) {
-                uint32_t w = next(x, v, m);
+                uint32_t w = next(ctx, v, m);
                 if (dist[w] == 0xff) {
                     dist[w] = (uint8_t)(d + 1);
                     more = 1;
@@ -322,14 +322,24 @@ static void raw_distances(const qs_h48 *x, uint32_t n,
     }
 }
 
-static uint32_t cocsep_next(const qs_h48 *x, uint32_t v, int m)
+static uint32_t cocsep_next(const void *x, uint32_t v, int m)
 {
     return h48_cocsep_move(x, v, m);
 }
 
-static uint32_t esep_next(const qs_h48 *x, uint32_t v, int m)
+static uint32_t esep_next(const void *x, uint32_t v, int m)
 {
-    return x->esep_move[v][m];
+    return ((const qs_h48 *)x)->esep_move[v][m];
+}
+
+/* (E-slice places, flip) = comb * N_FLIP + flip, moved by t's tables. */
+static uint32_t flipslice_next(const void *ctx, uint32_t v, int m)
+{
+    const qs_tables *t = ctx;
+    int comb = (int)(v / N_FLIP), flip = (int)(v % N_FLIP);
+    return (uint32_t)(move_row(t, t->edge4_move[0], comb * 24)[m] / 24 *
+                          N_FLIP +
+                      move_row(t, t->flip_move, flip)[m]);
 }
 
 /* The tables of h48_index_eo (see qs_internal.h). Conjugation S x S^-1
@@ -386,8 +396,7 @@ static int orientation_tables(qs_h48 *x, const qs_cube sym[48])
     return QS_OK;
 }
 
-/* The flip-slice distances of dfs_h48x, by a breadth-first search over
- * (E-slice places, flip) with the set's own move tables. */
+/* The flip-slice distances of dfs_h48x, with the set's own move tables. */
 static int flipslice_distances(qs_h48 *x, const qs_tables *t)
 {
     x->esep_comb = malloc(H48_N_ESEP * sizeof *x->esep_comb);
@@ -396,28 +405,11 @@ static int flipslice_distances(qs_h48 *x, const qs_tables *t)
         return QS_ERR_NOMEM;
     for (int e = 0; e < H48_N_ESEP; e++)
         x->esep_comb[e] = t->comb_of[x->esep_slices[e] & 0xfff];
-    uint8_t *d = x->flipslice_dist;
-    memset(d, 0xff, N_FLIPSLICE);
     qs_cube solved;
     qs_cube_solved(&solved);
-    d[(size_t)(qs_coord_edge4(&solved, 8) / 24) * N_FLIP] = 0;
-    for (int level = 0, found = 1; found; level++) {
-        found = 0;
-        for (int i = 0; i < N_FLIPSLICE; i++) {
-            if (d[i] != level)
-                continue;
-            int comb = i / N_FLIP, flip = i % N_FLIP;
-            const uint16_t *crow = move_row(t, t->edge4_move[0], comb * 24);
-            const uint16_t *frow = move_row(t, t->flip_move, flip);
-            for (int m = 0; m < H48_MOVES; m++) {
-                int j = crow[m] / 24 * N_FLIP + frow[m];
-                if (d[j] == 0xff) {
-                    d[j] = (uint8_t)(level + 1);
-                    found = 1;
-                }
-            }
-        }
-    }
+    raw_distances(t, N_FLIPSLICE, flipslice_next,
+                  (uint32_t)(qs_coord_edge4(&solved, 8) / 24) * N_FLIP,
+                  x->flipslice_dist);
     return QS_OK;
 }
 
@@ -498,8 +490,10 @@ int qs_h48_create(const qs_tables *t, int h, int level, qs_h48 **out)
             x->class_dist[k] = cdist[x->class_rep[k]];
         x->cocsep_dist = cdist;
         cdist = NULL;
-        err = orientation_tables(x, sym);
     }
+    /* what only an index with orientation bits reads */
+    if (!err && h > 0)
+        err = orientation_tables(x, sym);
     if (!err && h > 0)
         err = flipslice_distances(x, t);
     free(cdist);

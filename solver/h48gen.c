@@ -33,12 +33,13 @@
 
 enum { MAX_PREFIX = 16 };
 
-/* LSD radix sort of keys below 2^48, three passes of 16 bits; the result
- * ends in tmp (an odd number of passes), whose pointer is returned. */
-static uint64_t *radix_sort48(uint64_t *a, uint64_t *tmp, uint64_t n,
-                              uint64_t *count /* 65,536 */)
+/* LSD radix sort of keys below 2^(16 passes), 16 bits a pass; the result
+ * ends in a or tmp by the parity of passes, and its pointer is returned.
+ * Level 0 and 1 keys fit 48 bits, level 2's need 64. */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, uint64_t n,
+                            int passes, uint64_t *count /* 65,536 */)
 {
-    for (int pass = 0; pass < 3; pass++) {
+    for (int pass = 0; pass < passes; pass++) {
         int shift = 16 * pass;
         memset(count, 0, 65536 * sizeof *count);
         for (uint64_t i = 0; i < n; i++)
@@ -112,6 +113,11 @@ int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out)
     }
     uint64_t *layer[H48_MAX_ENDGAME + 1] = {NULL}, n_layer[H48_MAX_ENDGAME + 1];
     uint64_t *count = malloc(65536 * sizeof *count);
+    /* 16-bit passes enough for the largest key */
+    uint64_t top = (uint64_t)x->n_cocsep * H48_N_ESEP << 12;
+    int passes = 1;
+    while (passes < 4 && top >> (16 * passes))
+        passes++;
     int err = count ? QS_OK : QS_ERR_NOMEM;
     qs_cube solved;
     qs_cube_solved(&solved);
@@ -123,6 +129,7 @@ int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out)
                        (uint64_t)qs_h48_esep(x, &solved))
                       << 12;
     n_layer[0] = 1;
+    eg->states = 1;
     /* Layer d + 1: the children of layer d, sorted, without repeats and
      * without those of layers d and d - 1 (a move's inverse is a move). */
     for (int d = 0; !err && d < k; d++) {
@@ -137,7 +144,7 @@ int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out)
         for (uint64_t i = 0, j = 0; i < n_layer[d]; i++)
             for (int m = 0; m < 18; m++)
                 a[j++] = state_move(x, eg, layer[d][i], m);
-        uint64_t *sorted = radix_sort48(a, tmp, n, count);
+        uint64_t *sorted = radix_sort(a, tmp, n, passes, count);
         free(sorted == a ? tmp : a);
         const uint64_t *same = layer[d], *prev = d ? layer[d - 1] : NULL;
         uint64_t n_same = n_layer[d], n_prev = d ? n_layer[d - 1] : 0;
@@ -166,7 +173,6 @@ int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out)
         uint64_t n_near = 0;
         for (int d = 0; d < k; d++)
             n_near += n_layer[d];
-        eg->states += 1;
         eg->off_near = calloc(x->n_cocsep + 1, sizeof *eg->off_near);
         eg->off_edge = calloc(x->n_cocsep + 1, sizeof *eg->off_edge);
         eg->rec_near = malloc(n_near * sizeof *eg->rec_near);
@@ -190,15 +196,15 @@ int qs_h48_endgame_create(const qs_h48 *x, int k, qs_h48_endgame **out)
          * are written in order; fill pointers start at each group */
         uint32_t *fill_near = malloc((x->n_cocsep + 1) * sizeof *fill_near);
         uint32_t *fill_edge = malloc((x->n_cocsep + 1) * sizeof *fill_edge);
-        if (!fill_near || !fill_edge)
+        if (!fill_near || !fill_edge) {
             err = QS_ERR_NOMEM;
+        } else {
+            memcpy(fill_near, eg->off_near,
+                   (x->n_cocsep + 1) * sizeof *fill_near);
+            memcpy(fill_edge, eg->off_edge,
+                   (x->n_cocsep + 1) * sizeof *fill_edge);
+        }
         for (int d = 0; !err && d <= k; d++) {
-            if (d == 0) {
-                memcpy(fill_near, eg->off_near,
-                       (x->n_cocsep + 1) * sizeof *fill_near);
-                memcpy(fill_edge, eg->off_edge,
-                       (x->n_cocsep + 1) * sizeof *fill_edge);
-            }
             for (uint64_t i = 0; i < n_layer[d]; i++) {
                 uint64_t coarse = layer[d][i] >> 12;
                 uint32_t c = (uint32_t)(coarse / H48_N_ESEP);

@@ -666,8 +666,7 @@ static inline uint64_t corner_index_of(const qs_tables *t, int corners,
 
 static inline uint64_t corner_index(const qs_tables *t, const onode *n)
 {
-    return (uint64_t)t->corner_class[n->corners] * N_TWIST +
-           t->twist_conj[n->twist[0]][t->corner_sym[n->corners]];
+    return corner_index_of(t, n->corners, n->twist[0]);
 }
 
 static inline int corner_dist(const qs_tables *t, uint64_t i)

@@ -85,8 +85,10 @@ typedef struct qs_h48 {
                                           corners' class to the goal */
     uint8_t *cocsep_dist;              /* [n_cocsep] the same per corner
                                           coordinate */
-    /* The orientation bits of the index from a position's 12 orientation
-     * bits by position (eo12, bit q of position q) through symmetry s:
+    /* For h > 0 only (zero or NULL for h = 0, whose index has no
+     * orientation bits): the orientation bits of the index from a
+     * position's 12 orientation bits by position (eo12, bit q of position
+     * q) through symmetry s:
      * a symmetry's own flips depend only on each edge's slice, so
      * v = eo12 ^ (the slice masks of esep_slices chosen by eo_flip[s]),
      * then bits = eo_lut[s][0][v & 63] | eo_lut[s][1][v >> 6], xor

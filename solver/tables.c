@@ -669,11 +669,11 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         }
         /* the exact table with edge orientation, where the set has it,
          * instead of the H48 table without */
-        int x = m == QS_METRIC_HTM && blobs[BLOB_H48X];
-        if (m == QS_METRIC_HTM && (x || blobs[BLOB_H48])) {
-            int h = x ? H48X_H : H48_BLOB_H;
-            int level = x ? H48X_LEVEL : H48_BLOB_LEVEL;
-            t->h48_blob = blobs[x ? BLOB_H48X : BLOB_H48];
+        int exact = m == QS_METRIC_HTM && blobs[BLOB_H48X];
+        if (m == QS_METRIC_HTM && (exact || blobs[BLOB_H48])) {
+            int h = exact ? H48X_H : H48_BLOB_H;
+            int level = exact ? H48X_LEVEL : H48_BLOB_LEVEL;
+            t->h48_blob = blobs[exact ? BLOB_H48X : BLOB_H48];
             err = qs_h48_h(t->h48_blob) != h ||
                           qs_h48_level(t->h48_blob) != level
                       ? QS_ERR_TABLES

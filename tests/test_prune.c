@@ -835,6 +835,39 @@ static void test_h48_exact(void **state)
     map_free(&entries);
     qs_h48_endgame_free(eg);
     qs_h48_free(x);
+
+    /* Level 2's keys need more than 48 bits: its endgame (sorted by key)
+     * must still hold every coset state within 4 moves once. */
+    enum { R2 = 4 };
+    assert_int_equal(qs_h48_create(t, 1, 2, &x), QS_OK);
+    h48eo_x = x;
+    assert_int_equal(qs_h48_endgame_create(x, R2, &eg), QS_OK);
+    map_init(&map, 20);
+    map_lower(&map, ((uint64_t)qs_h48_cocsep(x, &solved) * H48_N_ESEP +
+                     (uint64_t)qs_h48_esep(x, &solved)) << 12, 0);
+    map_search(&map, t, R2, h48eo_expand);
+    assert_int_equal(eg->states, map.count);
+    uint64_t near = 0, edge = 0;
+    for (uint32_t c = 0; c < x->n_cocsep; c++) {
+        for (uint32_t i = eg->off_near[c]; i < eg->off_near[c + 1]; i++) {
+            uint32_t r = eg->rec_near[i];
+            uint64_t key = ((uint64_t)c * H48_N_ESEP + (r >> 16)) << 12 |
+                           (r & 0xfff);
+            assert_int_equal(map_get(&map, key), (int)(r >> 12 & 15));
+            near++;
+        }
+        for (uint32_t i = eg->off_edge[c]; i < eg->off_edge[c + 1]; i++) {
+            uint32_t r = eg->rec_edge[i];
+            uint64_t key = ((uint64_t)c * H48_N_ESEP + (r >> 16)) << 12 |
+                           (r & 0xfff);
+            assert_int_equal(map_get(&map, key), R2);
+            edge++;
+        }
+    }
+    assert_int_equal(near + edge, map.count);
+    map_free(&map);
+    qs_h48_endgame_free(eg);
+    qs_h48_free(x);
     qs_tables_free_base(t);
     free(t);
 }
