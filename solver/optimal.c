@@ -905,8 +905,8 @@ static int should_halt(worker *w)
     return 0;
 }
 
-/* A node of a search that makes every canonical child (dfs_h48x,
- * dfs_compact): counts it, polls the stop flags now and then (0: stop)
+/* A node of a search that makes every canonical child (dfs_h48x's
+ * groups, dfs_compact): counts it, polls the stop flags now and then (0: stop)
  * and gives the moves it may make, only quarter turns where the inverse's
  * bound was tight. */
 static inline int node_moves(worker *w, int canon, int quarter,
@@ -944,86 +944,191 @@ static void record(worker *w, int n)
 
 /* ---- with the exact H48 table with orientation bits (h48h7)
  *
- * Once no more than base + 2 moves are left, that table's bound of a
- * position and of its inverse cuts far more than the phase-1 tables do,
- * so below that the search reads nothing else: a child costs its four
- * coordinates (corner permutation, twist, flip, esep) from small move
- * tables, one probe of its own entry and, if that passes, the inverse's
- * cubies and a probe of its entry. The probes of all the children of a
- * node are taken step by step together (h48_pass) so that their reads,
- * at random in gigabytes, overlap. Only the fields dfs_h48x reads are
- * written into the children (the H48 ones of onode, and corners,
- * twist[0], flip[0]). */
-static void dfs_h48x(worker *w, const onode *n, int togo, int canon,
-                     int depth, int quarter)
+ * Once base + 3 moves or fewer are left, that table's bound of a
+ * position's children and of their inverses cuts far more than the
+ * phase-1 tables do, so from there the search reads nothing else: a
+ * child costs its four coordinates (corner permutation, twist, flip,
+ * esep) from small move tables, the corner table and the flip-slice
+ * distance (small), one probe of its own entry and, if that passes, the
+ * inverse's cubies and a probe of its entry.
+ *
+ * A probe reads at random in gigabytes: alone it waits about 0.5 us on
+ * this project's machines (most of it the address translation of a
+ * virtual machine), sixteen at once about 60 ns each. One node's
+ * children are too few to hide that, and fewer than one of them passes
+ * on average, so the search goes a level at a time over a group: the
+ * children of every node of the group are made and probed together, and
+ * those that pass are the next level's group. The nodes visited are the
+ * same as depth first; only their order differs. */
+
+/* A position of the group search: what its children are made from, and
+ * how it was reached (parent: its index in the group above). */
+typedef struct {
+    icube inv; /* the inverse in the cube's frame */
+    uint16_t corners, twist, flip, esep;
+    int16_t parent;
+    uint8_t move, canon, quarter;
+} xnode;
+
+/* The groups above a group, for the moves of a solution. */
+typedef struct xlevel {
+    const xnode *nodes;
+    const struct xlevel *up;
+} xlevel;
+
+/* Nodes of a group at most: a level's children (18 each at most; 15 in
+ * fact, after a first move) and their probes take about 31 KB of a
+ * thread's stack, 12 levels at most. 18 is the most a node hands over;
+ * other sizes were not tried. */
+enum { XGROUP = 18 };
+
+/* Records the solution that ends with move kid->move from g[kid->parent]
+ * (at depth `depth`), taking the moves before from the groups above. */
+static void record_group(worker *w, const xnode *kid, const xnode *g,
+                         const xlevel *up, int depth)
+{
+    w->path[depth] = (qs_move)kid->move;
+    const xnode *n = &g[kid->parent];
+    for (int d = depth - 1;; d--) {
+        w->path[d] = (qs_move)n->move;
+        if (up == NULL)
+            break;
+        n = &up->nodes[n->parent];
+        up = up->up;
+    }
+    record(w, depth + 1);
+}
+
+/* The entries of probes p[0..n): their indices first, then their reads
+ * started one right after another, so that the processor has them all
+ * in flight before the first comes back. */
+static inline void hp_locate_all(const qs_h48 *x, const uint8_t *blob,
+                                 hprobe *p, int n)
+{
+    for (int k = 0; k < n; k++)
+        p[k].idx = h48_index_eo(x, p[k].cocsep, p[k].esep, p[k].eo, &p[k].cls);
+    for (int k = 0; k < n; k++)
+        __builtin_prefetch(&blob[H48_HEADER + (p[k].idx >> 2)]);
+}
+
+static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
+                     int togo, int depth)
 {
     shared *sh = w->sh;
     const qs_tables *t = w->t;
     const qs_h48 *x = sh->h48;
-    uint64_t moves;
-    if (!node_moves(w, canon, quarter, &moves))
-        return;
-    onode kid[18];
-    uint8_t kmove[18];
+    const uint8_t *blob = t->h48_blob;
+    xnode kid[XGROUP * 18];
+    hprobe p[XGROUP * 18];
+    uint32_t cidx[XGROUP * 18], fsi[XGROUP * 18];
     int nk = 0, rest = togo - 1; /* HTM: every move costs 1 */
-    const uint16_t *crow = move_row(t, t->corners_move, n->corners);
-    const uint16_t *trow = move_row(t, t->twist_move, n->twist[0]);
-    const uint16_t *frow = move_row(t, t->flip_move, n->flip[0]);
-    const uint16_t *erow = x->esep_move[n->esep];
-    while (moves) {
-        int m = __builtin_ctzll(moves);
-        moves &= moves - 1;
-        onode *k = &kid[nk];
-        k->corners = crow[m];
-        k->twist[0] = trow[m];
-        k->flip[0] = frow[m];
-        k->esep = erow[m];
-        kmove[nk++] = (uint8_t)m;
+    for (int i = 0; i < ng; i++) {
+        uint64_t moves;
+        if (!node_moves(w, g[i].canon, g[i].quarter, &moves))
+            return;
+        const xnode *n = &g[i];
+        const uint16_t *crow = move_row(t, t->corners_move, n->corners);
+        const uint16_t *trow = move_row(t, t->twist_move, n->twist);
+        const uint16_t *frow = move_row(t, t->flip_move, n->flip);
+        const uint16_t *erow = x->esep_move[n->esep];
+        while (moves) {
+            int m = __builtin_ctzll(moves);
+            moves &= moves - 1;
+            xnode *k = &kid[nk];
+            k->corners = crow[m];
+            k->twist = trow[m];
+            k->flip = frow[m];
+            k->esep = erow[m];
+            k->parent = (int16_t)i;
+            k->move = (uint8_t)m;
+            nk++;
+        }
     }
     if (rest == 0) {
         static const uint8_t home[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
         for (int k = 0; k < nk; k++) {
-            if (kid[k].corners || kid[k].twist[0] || kid[k].flip[0])
+            if (kid[k].corners || kid[k].twist || kid[k].flip)
                 continue;
-            inverse_apply(sh, n, kmove[k], &kid[k], 1);
-            if (memcmp(kid[k].inv[0].ep, home, 12) == 0) {
-                w->path[depth] = (qs_move)kmove[k];
-                record(w, depth + 1);
-            }
+            inverse_apply_cubies(sh, &g[kid[k].parent].inv, kid[k].move,
+                                 &kid[k].inv, 1);
+            if (memcmp(kid[k].inv.ep, home, 12) == 0)
+                record_group(w, &kid[k], g, up, depth);
         }
         return;
     }
     /* the corner table and the flip-slice distances first: they are
-     * small enough to stay in the cache, and where the H48 entry says
-     * only "at most base" its fallback knows less than they do */
-    uint32_t all = 0;
+     * small, and where the H48 entry says only "at most base" its
+     * fallback knows less than they do */
     for (int k = 0; k < nk; k++) {
-        const onode *c = &kid[k];
-        int fs = x->flipslice_dist[(size_t)x->esep_comb[c->esep] * N_FLIP +
-                                   c->flip[0]];
-        all |= (uint32_t)(corner_dist(t, corner_index_of(t, c->corners,
-                                                         c->twist[0])) <=
-                              rest &&
-                          fs <= rest)
-               << k;
+        cidx[k] = (uint32_t)corner_index_of(t, kid[k].corners, kid[k].twist);
+        fsi[k] = (uint32_t)x->esep_comb[kid[k].esep] * N_FLIP + kid[k].flip;
+        __builtin_prefetch(&t->opt_corners[cidx[k] >> 1]);
+        __builtin_prefetch(&x->flipslice_dist[fsi[k]]);
     }
-    int krest[18];
+    int kept = 0;
     for (int k = 0; k < nk; k++)
-        krest[k] = rest;
-    uint32_t cut = h48_pass(x, t->h48_blob, kid, krest, all, 0, NULL);
-    uint32_t keep = all & ~cut, kquarter = 0;
-    for (uint32_t b = keep; b; b &= b - 1) {
-        int k = __builtin_ctz(b);
-        inverse_apply(sh, n, kmove[k], &kid[k], 1);
+        if (corner_dist(t, cidx[k]) <= rest && x->flipslice_dist[fsi[k]] <= rest)
+            kid[kept++] = kid[k];
+    nk = kept;
+    /* own entries: every step for all of them before the next */
+    for (int k = 0; k < nk; k++)
+        hp_start(x, &p[k], (uint32_t)x->part_of[kid[k].corners] * N_TWIST +
+                               kid[k].twist,
+                 kid[k].esep, x->eo_of_flip[kid[k].flip]);
+    hp_locate_all(x, blob, p, nk);
+    kept = 0;
+    for (int k = 0; k < nk; k++)
+        if (hp_bound(x, blob, &p[k]) <= rest)
+            kid[kept++] = kid[k];
+    /* the inverse's entries of those that pass */
+    for (int k = 0; k < kept; k++) {
+        inverse_apply_cubies(sh, &g[kid[k].parent].inv, kid[k].move,
+                             &kid[k].inv, 1);
+        hp_start(x, &p[k],
+                 qs_h48_inverse_cocsep(x, kid[k].corners, kid[k].inv.c + 8),
+                 qs_h48_esep_of(x, kid[k].inv.ep), icube_eo(&kid[k].inv));
     }
-    cut = h48_pass(x, t->h48_blob, kid, krest, keep, 1, &kquarter);
-    keep &= ~cut;
-    for (uint32_t b = keep; b && !w->halt; b &= b - 1) {
-        int k = __builtin_ctz(b);
-        w->path[depth] = (qs_move)kmove[k];
-        dfs_h48x(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1,
-                 kquarter >> k & 1);
+    hp_locate_all(x, blob, p, kept);
+    nk = kept;
+    kept = 0;
+    for (int k = 0; k < nk; k++) {
+        int h = hp_bound(x, blob, &p[k]);
+        if (h > rest)
+            continue;
+        kid[k].canon = t->canon_next[kid[k].move];
+        kid[k].quarter = h == rest; /* see h48_cut */
+        kid[kept++] = kid[k];
     }
+    xlevel here = {g, up};
+    for (int s = 0; s < kept && !w->halt; s += XGROUP)
+        dfs_h48x(w, kid + s, kept - s < XGROUP ? kept - s : XGROUP, &here,
+                 rest, depth + 1);
+}
+
+/* The group search below the children kid[k] of a node at depth `depth`
+ * (bit k of `which`, all with `rest` moves left), whose inverses are
+ * known: moves kmove[k], and quarter turns only next where bit k of
+ * `quarter` says so. */
+static void h48x_from(worker *w, const onode *kid, const uint8_t *kmove,
+                      uint32_t which, uint32_t quarter, int rest, int depth)
+{
+    xnode g[18];
+    int ng = 0;
+    for (uint32_t b = which; b; b &= b - 1) {
+        int k = __builtin_ctz(b);
+        xnode *n = &g[ng++];
+        n->inv = kid[k].inv[0];
+        n->corners = kid[k].corners;
+        n->twist = kid[k].twist[0];
+        n->flip = kid[k].flip[0];
+        n->esep = kid[k].esep;
+        n->parent = -1;
+        n->move = kmove[k];
+        n->canon = (uint8_t)w->t->canon_next[kmove[k]];
+        n->quarter = quarter >> k & 1;
+    }
+    if (ng > 0)
+        dfs_h48x(w, g, ng, NULL, rest, depth + 1);
 }
 
 /* Depth-first search below node n (entries en, within the bound) with
@@ -1069,6 +1174,7 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
     }
     if (with_h48 && probe)
         cut = h48_cut(sh, kid, krest, probe, &kquarter);
+    uint32_t xwhich = 0;
     for (int k = 0; k < nk && !w->halt; k++) {
         int m = kmove[k], rest = krest[k];
         w->path[depth] = (qs_move)m;
@@ -1079,9 +1185,14 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
         }
         if (with_h48 && (cut >> k & 1))
             continue;
-        if (with_h48 && sh->h48x && rest < sh->h48_max) {
-            dfs_h48x(w, &kid[k], rest, t->canon_next[m], depth + 1,
-                     kquarter >> k & 1);
+        /* From base + 3 moves left the group search takes over: a node
+         * with that many left cannot be cut by the table, but its
+         * children can, and the phase-1 entries the search would read
+         * for it here cut almost nothing at that depth (measured: 30 of
+         * 4 M nodes) while their reads, one node at a time, cost as much
+         * as the probes of a whole group. */
+        if (with_h48 && sh->h48x && rest <= sh->h48_max) {
+            xwhich |= 1u << k; /* searched together, below */
             continue;
         }
         oentry ke;
@@ -1093,6 +1204,10 @@ dfs_node(worker *w, const onode *n, const oentry *en, int togo, int canon,
         else
             dfs_plain(w, &kid[k], &ke, rest, t->canon_next[m], depth + 1, 0);
     }
+    /* HTM (the only metric of the H48 tables): every child has the same
+     * moves left */
+    if (with_h48 && xwhich && !w->halt)
+        h48x_from(w, kid, kmove, xwhich, kquarter, togo - 1, depth);
 }
 
 static void dfs_plain(worker *w, const onode *n, const oentry *en, int togo,
