@@ -507,13 +507,6 @@ static int inverse_bounds(const shared *sh, onode *n)
     return h;
 }
 
-/* n's H48 corner coordinate, from the corner permutation and the twist
- * the search tracks anyway. */
-static inline uint32_t node_cocsep(const qs_h48 *h48, const onode *n)
-{
-    return (uint32_t)h48->part_of[n->corners] * N_TWIST + n->twist[0];
-}
-
 /* One probe of the H48 table, in three steps spread over a node's
  * children so that their memory reads overlap: start (the coordinates
  * known; prefetch the class and edge-conjugation rows), locate (the index;
@@ -535,12 +528,20 @@ static inline void hp_start(const qs_h48 *x, hprobe *p, uint32_t cocsep,
     __builtin_prefetch(x->esep_conj[esep]);
 }
 
-/* The probe of n's own position: its coordinates are tracked (the
- * orientation is the flip coordinate's). */
+/* The probe of a position from the coordinates the search tracks: the
+ * corner one from the permutation and twist, the orientation from the
+ * flip coordinate. */
+static inline void hp_start_coords(const qs_h48 *x, hprobe *p, int corners,
+                                   int twist, int flip, int esep)
+{
+    hp_start(x, p, (uint32_t)x->part_of[corners] * N_TWIST + (uint32_t)twist,
+             esep, x->h ? x->eo_of_flip[flip] : 0);
+}
+
+/* The probe of n's own position. */
 static inline void hp_start_own(const qs_h48 *x, hprobe *p, const onode *n)
 {
-    hp_start(x, p, node_cocsep(x, n), n->esep,
-             x->h ? x->eo_of_flip[n->flip[0]] : 0);
+    hp_start_coords(x, p, n->corners, n->twist[0], n->flip[0], n->esep);
 }
 
 /* The orientation bits of cubies y by position. */
@@ -552,20 +553,31 @@ static inline unsigned icube_eo(const icube *y)
     return eo;
 }
 
-/* The probe of n's inverse (whose distance to solved is the same): its
- * coordinates are computed from the cubies carried along. */
+/* The probe of the inverse (whose distance to solved is the same) of a
+ * position with corner permutation `corners`: its coordinates are
+ * computed from the inverse's cubies, carried along. */
+static inline void hp_start_inverse_of(const qs_h48 *x, hprobe *p,
+                                       int corners, const icube *inv)
+{
+    hp_start(x, p, qs_h48_inverse_cocsep(x, corners, inv->c + 8),
+             qs_h48_esep_of(x, inv->ep), x->h ? icube_eo(inv) : 0);
+}
+
 static inline void hp_start_inverse(const qs_h48 *x, hprobe *p,
                                     const onode *n)
 {
-    hp_start(x, p, qs_h48_inverse_cocsep(x, n->corners, n->inv[0].c + 8),
-             qs_h48_esep_of(x, n->inv[0].ep),
-             x->h ? icube_eo(&n->inv[0]) : 0);
+    hp_start_inverse_of(x, p, n->corners, &n->inv[0]);
+}
+
+static inline void hp_index(const qs_h48 *x, hprobe *p)
+{
+    p->idx = h48_index_eo(x, p->cocsep, p->esep, p->eo, &p->cls);
 }
 
 static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
                              hprobe *p)
 {
-    p->idx = h48_index_eo(x, p->cocsep, p->esep, p->eo, &p->cls);
+    hp_index(x, p);
     __builtin_prefetch(&blob[H48_HEADER + (p->idx >> 2)]);
 }
 
@@ -906,9 +918,9 @@ static int should_halt(worker *w)
 }
 
 /* A node of a search that makes every canonical child (dfs_h48x's
- * groups, dfs_compact): counts it, polls the stop flags now and then (0: stop)
- * and gives the moves it may make, only quarter turns where the inverse's
- * bound was tight. */
+ * groups, dfs_compact): counts it, polls the stop flags now and then
+ * (0: stop) and gives the moves it may make, only quarter turns where the
+ * inverse's bound was tight. */
 static inline int node_moves(worker *w, int canon, int quarter,
                              uint64_t *moves)
 {
@@ -1006,7 +1018,7 @@ static inline void hp_locate_all(const qs_h48 *x, const uint8_t *blob,
                                  hprobe *p, int n)
 {
     for (int k = 0; k < n; k++)
-        p[k].idx = h48_index_eo(x, p[k].cocsep, p[k].esep, p[k].eo, &p[k].cls);
+        hp_index(x, &p[k]);
     for (int k = 0; k < n; k++)
         __builtin_prefetch(&blob[H48_HEADER + (p[k].idx >> 2)]);
 }
@@ -1067,14 +1079,14 @@ static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
     }
     int kept = 0;
     for (int k = 0; k < nk; k++)
-        if (corner_dist(t, cidx[k]) <= rest && x->flipslice_dist[fsi[k]] <= rest)
+        if (corner_dist(t, cidx[k]) <= rest &&
+            x->flipslice_dist[fsi[k]] <= rest)
             kid[kept++] = kid[k];
     nk = kept;
     /* own entries: every step for all of them before the next */
     for (int k = 0; k < nk; k++)
-        hp_start(x, &p[k], (uint32_t)x->part_of[kid[k].corners] * N_TWIST +
-                               kid[k].twist,
-                 kid[k].esep, x->eo_of_flip[kid[k].flip]);
+        hp_start_coords(x, &p[k], kid[k].corners, kid[k].twist, kid[k].flip,
+                        kid[k].esep);
     hp_locate_all(x, blob, p, nk);
     kept = 0;
     for (int k = 0; k < nk; k++)
@@ -1084,9 +1096,7 @@ static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
     for (int k = 0; k < kept; k++) {
         inverse_apply_cubies(sh, &g[kid[k].parent].inv, kid[k].move,
                              &kid[k].inv, 1);
-        hp_start(x, &p[k],
-                 qs_h48_inverse_cocsep(x, kid[k].corners, kid[k].inv.c + 8),
-                 qs_h48_esep_of(x, kid[k].inv.ep), icube_eo(&kid[k].inv));
+        hp_start_inverse_of(x, &p[k], kid[k].corners, &kid[k].inv);
     }
     hp_locate_all(x, blob, p, kept);
     nk = kept;
