@@ -157,6 +157,28 @@ typedef struct {
     uint64_t nodes1, nodes2, searches2;
 } shared;
 
+/* A phase-1 position: a node of the search, or a child being made. */
+typedef struct {
+    uint16_t flip, twist, slice, corners;
+    uint16_t uedges, dedges; /* edge4 coordinates of the U and D edges */
+    uint8_t op, o, set, cost, sym;
+    uint8_t togo;     /* robot moves its phase-1 path has left */
+    int8_t last, need; /* as in phase2 */
+    int8_t dist;      /* phase-1 distance in its class, -1 until known */
+    uint8_t cdist;    /* robot moves its corners alone need (once the
+                         corner-path entry is read: the rest of the path) */
+    uint8_t cshift;   /* corner entry: bit of the kid's class */
+    int8_t spare;     /* robot moves its corners may still need */
+    int16_t parent;   /* its node's index in the group above */
+    uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
+    uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
+    uint32_t fs;      /* flip and slice places (fs_packed's index) */
+    uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
+} kid;
+
+/* Nodes of a phase-1 group at most (see phase1). */
+enum { RGROUP = 16 };
+
 typedef struct {
     shared *sh;
     const qs_tables *t;
@@ -171,8 +193,6 @@ typedef struct {
     int64_t gv[MAX_PATH + 1][GV_LANES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
     int n_path1, n_path;
-    uint16_t uedges[MAX_PATH + 1], dedges[MAX_PATH + 1];
-    int edges_ok;
     uint64_t nodes1, nodes2, searches2;
     int halt;
 } worker;
@@ -362,15 +382,13 @@ static void gv_apply(const shared *sh, int inverse, const int64_t *in,
     memcpy(out, acc, sizeof acc);
 }
 
-/* Least time: w->gv[depth + 1] after op (preceded by a full regrip when
- * step_set charged one, cost 2, in the order step_set takes them);
- * returns its least entry, the path's time so far. */
-static int64_t advance(worker *w, int depth, int op, int cost)
+/* Least time: the time vector `out` after op from `in` (preceded by a
+ * full regrip when step_set charged one, cost 2, in the order step_set
+ * takes them); returns its least entry, the path's time so far. */
+static int64_t advance_from(const shared *sh, int inverse, const int64_t *in,
+                            int op, int cost, int64_t *out)
 {
-    const shared *sh = w->sh;
-    int inverse = w->d->inverse;
-    const int64_t *in = w->gv[depth];
-    int64_t tmp[GV_LANES], *out = w->gv[depth + 1];
+    int64_t tmp[GV_LANES];
     if (cost == 2) {
         gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, tmp);
         in = tmp;
@@ -380,6 +398,13 @@ static int64_t advance(worker *w, int depth, int op, int cost)
     for (int s = 0; s < GV_LANES; s++)
         best = out[s] < best ? out[s] : best;
     return best;
+}
+
+/* advance_from along the path: w->gv[depth + 1] from w->gv[depth]. */
+static int64_t advance(worker *w, int depth, int op, int cost)
+{
+    return advance_from(w->sh, w->d->inverse, w->gv[depth], op, cost,
+                        w->gv[depth + 1]);
 }
 
 /* Least time: a path that has taken g and needs at least `moves` more
@@ -514,24 +539,6 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
     return 0;
 }
 
-/* The U/D-edge coordinates after the path's first `depth` entries, from
- * those of the last depth they were known at. */
-static void update_edges(worker *w, int depth)
-{
-    const qs_tables *t = w->t;
-    for (int i = w->edges_ok > 0 ? w->edges_ok : 0; i < depth; i++) {
-        int m = w->path[i];
-        if (m >= QS_MOVE_COUNT) {
-            w->uedges[i + 1] = w->uedges[i];
-            w->dedges[i + 1] = w->dedges[i];
-            continue;
-        }
-        w->uedges[i + 1] = move_row(t, t->edge4_move[1], w->uedges[i])[m];
-        w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
-    }
-    w->edges_ok = depth;
-}
-
 /* The bounds a phase-1 end can be refused by without its phase-2 entry:
  * corners and U/D edges each with the slice edges. */
 static int end_bound(const qs_tables *t, int s2, int corners, int udedges)
@@ -577,18 +584,6 @@ static void phase1_end(worker *w, int s2, int corners, int udedges, int o,
     }
 }
 
-typedef struct {
-    uint16_t flip, twist, slice, corners;
-    uint8_t op, o, set, cost, sym;
-    int8_t dist;      /* phase-1 distance in its class, -1 until known */
-    uint8_t cdist;    /* robot moves its corners alone need (once the
-                         corner-path entry is read: the rest of the path) */
-    uint8_t cshift;   /* corner entry: bit of the kid's class */
-    uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
-    uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
-    uint32_t fs;      /* flip and slice places (fs_packed's index) */
-    uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
-} kid;
 
 static void locate(const qs_tables *t, kid *c)
 {
@@ -646,76 +641,129 @@ static int bounds_delta(const turn_bounds *b, int m)
     return (int)(b->by_delta[1] >> m & 1) + 2 * (int)(b->by_delta[2] >> m & 1);
 }
 
-/* Searches phase-1 paths of togo robot moves from node n (its index and
- * sym located, its dist known); need and last as in phase2. */
-static void phase1(worker *w, const kid *n, int togo, int depth, int last,
-                   int need)
+/* The groups above a group, for the moves of a path. */
+typedef struct plevel {
+    const kid *nodes;
+    const struct plevel *up;
+} plevel;
+
+/* Puts on w->path the moves to child c (at depth `depth`) of group g. */
+static void path_to(worker *w, const kid *c, const kid *g, const plevel *up,
+                    int depth)
+{
+    w->path[depth] = c->op;
+    const kid *n = &g[c->parent];
+    for (int i = depth - 1; i >= 0; i--) {
+        w->path[i] = n->op;
+        n = &up->nodes[n->parent];
+        up = up->up;
+    }
+}
+
+/* Searches the phase-1 paths below the ng nodes of group g (each located,
+ * its dist known, its togo, last and need set; ggv[i]: node i's time
+ * vector under least time), all at depth `depth`; up: the groups above.
+ *
+ * The search goes a level at a time, as the optimal search's H48 part
+ * does (solver/optimal.c): the children of every node of the group are
+ * made and their table entries fetched together, and those that pass
+ * are the next level's groups. A node's own children are about ten, and
+ * the reads of their entries (the corner-path table, the flip-slice
+ * classes, the phase-1 and phase-2 tables, each far beyond the cache)
+ * then wait a whole memory latency at each of three steps; a group keeps
+ * about a hundred and fifty of them in flight instead. The nodes visited
+ * are those of a depth-first search; only their order differs. */
+static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
+                   int ng, const plevel *up, int depth)
 {
     const qs_tables *t = w->t;
     const direction *d = w->d;
-    const shared *sh = w->sh;
-    if ((++w->nodes1 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
-        return;
-    kid kids[MAX_KIDS];
-    int count = 0, k = d->cls[n->o];
-    turn_bounds b;
-    bounds_init(t, n, k, &b);
-    /* Robot moves the path may still take, this node's child included:
-     * a child whose corners alone need more is not visited. */
-    int budget = atomic_load_explicit(&sh->limit, memory_order_relaxed) -
-                 (w->len1 - togo) - w->slack;
-    /* Turns that can still finish at cost 1, and after a full regrip. */
-    uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
-             ok2 = bounds_allowed(&b, togo - n->dist - 1);
-    /* First pass: children's coordinates, and their entries fetched. */
-    uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
-    if (last >= 0)
-        moves &= ~sh->axis_moves[last];
-    if (need >= 0)
-        moves &= sh->axis_moves[need];
-    while (moves) {
-        int m = __builtin_ctzll(moves);
-        moves &= moves - 1;
-        int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
-        if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> m & 1))
-            continue;
-        kid *c = &kids[count];
-        c->flip = move_row(t, t->flip_move, n->flip)[m];
-        c->twist = move_row(t, t->twist_move, n->twist)[m];
-        c->slice = move_row(t, t->edge4_move[0], n->slice)[m];
-        c->corners = move_row(t, t->corners_move, n->corners)[m];
-        c->op = (uint8_t)m;
-        c->o = n->o;
-        c->set = (uint8_t)set2;
-        c->cost = (uint8_t)cost;
-        c->dist = b.large ? (int8_t)(n->dist + bounds_delta(&b, m) - 1) : -1;
-        if (cost == togo) {
-            /* The last phase-1 move: it must reach the group, and not by
-             * a phase-2 move (a shorter phase-1 path would exist). */
-            if (c->flip || c->twist || c->slice / 24 != SLICE_SOLVED ||
-                (t->g1_moves >> m & 1))
+    shared *sh = w->sh;
+    /* About 55 KB of stack a level, 24 levels at most: on the stack
+     * rather than in the worker, whose memory is new at every solve
+     * while a thread's stack has been touched before. */
+    kid kids[RGROUP * MAX_KIDS];
+    int64_t kgv[RGROUP * MAX_KIDS][GV_LANES];
+    int count = 0;
+    int limit = atomic_load_explicit(&sh->limit, memory_order_relaxed);
+    /* First pass: every node's children, their coordinates, and their
+     * corner and flip-slice entries fetched. */
+    for (int i = 0; i < ng; i++) {
+        const kid *n = &g[i];
+        if ((++w->nodes1 & CHECK_EVERY) == 0 &&
+            should_halt(w, CHECK_EVERY + 1))
+            return;
+        int togo = n->togo, k = d->cls[n->o];
+        turn_bounds b;
+        bounds_init(t, n, k, &b);
+        /* Robot moves the path may still take, the child's included: a
+         * child whose corners alone need more is not visited. */
+        int budget = limit - (w->len1 - togo) - w->slack;
+        /* Turns that can still finish at cost 1, and after a full
+         * regrip. */
+        uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
+                 ok2 = bounds_allowed(&b, togo - n->dist - 1);
+        uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
+        if (n->last >= 0)
+            moves &= ~sh->axis_moves[n->last];
+        if (n->need >= 0)
+            moves &= sh->axis_moves[n->need];
+        const uint16_t *frow = move_row(t, t->flip_move, n->flip),
+                       *trow = move_row(t, t->twist_move, n->twist),
+                       *srow = move_row(t, t->edge4_move[0], n->slice),
+                       *crow = move_row(t, t->corners_move, n->corners);
+        while (moves) {
+            int m = __builtin_ctzll(moves);
+            moves &= moves - 1;
+            int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
+            if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> m & 1))
                 continue;
-            c->index = UINT32_MAX;
-        } else {
-            c->index = 0;
-            c->fs = (uint32_t)(c->slice / 24 * N_FLIP + c->flip);
-            __builtin_prefetch(&t->fs_packed[c->fs]);
+            kid *c = &kids[count];
+            c->flip = frow[m];
+            c->twist = trow[m];
+            c->slice = srow[m];
+            c->corners = crow[m];
+            if (cost == togo) {
+                /* The last phase-1 move: it must reach the group, and not
+                 * by a phase-2 move (a shorter phase-1 path would exist). */
+                if (c->flip || c->twist || c->slice / 24 != SLICE_SOLVED ||
+                    (t->g1_moves >> m & 1))
+                    continue;
+                c->index = UINT32_MAX;
+            } else {
+                c->index = 0;
+                c->fs = (uint32_t)(c->slice / 24 * N_FLIP + c->flip);
+                __builtin_prefetch(&t->fs_packed[c->fs]);
+            }
+            c->op = (uint8_t)m;
+            c->o = n->o;
+            c->set = (uint8_t)set2;
+            c->cost = (uint8_t)cost;
+            c->togo = (uint8_t)(togo - cost);
+            c->last = (int8_t)sh->move_axis[m];
+            c->need = -1;
+            c->spare = (int8_t)(budget - cost);
+            c->parent = (int16_t)i;
+            c->dist =
+                b.large ? (int8_t)(n->dist + bounds_delta(&b, m) - 1) : -1;
+            c->cindex =
+                robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
+            /* A corner-path entry holds the corner entry's distance and
+             * never bounds below it: with the table, one read serves
+             * both. */
+            c->cdist = 0;
+            if (t->rpaths)
+                __builtin_prefetch(
+                    &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
+            else
+                __builtin_prefetch(&t->rcorners[c->cindex]);
+            count++;
         }
-        c->cindex = robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
-        /* A corner-path entry holds the corner entry's distance and never
-         * bounds below it: with the table, one read serves both. */
-        c->cdist = 0;
-        if (t->rpaths)
-            __builtin_prefetch(
-                &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
-        else
-            __builtin_prefetch(&t->rcorners[c->cindex]);
-        count++;
-    }
-    if (need < 0 && togo >= 2 && !(d->inverse && depth == 0))
+        if (n->need >= 0 || togo < 2 || (d->inverse && depth == 0))
+            continue;
         for (int tilt = 0; tilt < 2; tilt++) {
-            int cost, set2 =
-                          step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
+            int cost,
+                set2 = step_set(w, n->set, ROBOT_OP_TILT_RL + tilt, &cost);
             if (!cost || cost >= togo)
                 continue;
             int o2 = d->tilt_to[n->o][tilt], k2 = d->cls[o2];
@@ -743,69 +791,58 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
             c->o = (uint8_t)o2;
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
+            c->togo = (uint8_t)(togo - cost);
+            c->need = (int8_t)k; /* c->last: the node's */
+            c->spare = (int8_t)(budget - cost);
+            c->parent = (int16_t)i;
             c->cdist = (uint8_t)cdist;
             c->dist = (int8_t)dist;
         }
-    /* Second pass: children whose corners need more than the budget are
-     * dropped, by the corner-path entry when phase 1 must end after
-     * exactly the moves left, else by the corner entry (either fetched in
-     * the first pass); the others' phase-1 entries are fetched, their symmetry
-     * classes being on the way too (a tilt child's entry is the node's,
-     * already read). */
-    int kept = 0, edges_known = 0, room = 0;
+    }
+    /* Second pass: children whose corners need more than their budget
+     * are dropped, by the corner-path entry when phase 1 must end after
+     * exactly the moves left, else by the corner entry; phase-1 ends by
+     * the small tables; the others' phase-1 entries are fetched (a tilt
+     * child's entry is its node's, already read), and the phase-1 ends'
+     * phase-2 entries. */
+    int kept = 0, room = limit - w->len1;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
-        if (!t->rpaths && c->op < TILT_OP) {
-            c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
-                                                   c->cshift);
-            if (c->cdist > budget - c->cost)
-                continue;
-        }
         if (t->rpaths) {
             int bound = robot_path_bound(
-                t->rpaths[robot_path_index(c->cindex, c->cshift)],
-                togo - c->cost);
-            if (bound > budget - c->cost)
+                t->rpaths[robot_path_index(c->cindex, c->cshift)], c->togo);
+            if (bound > c->spare)
                 continue;
             c->cdist = (uint8_t)bound; /* never below the corners' own */
+        } else if (c->op < TILT_OP) {
+            c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
+                                                   c->cshift);
+            if (c->cdist > c->spare)
+                continue;
         }
-        if (c->op < TILT_OP) {
-            if (c->index == UINT32_MAX) {
-                /* A phase-1 end: refused by the small tables, or its
-                 * phase-2 entry fetched with the other ends'. */
-                if (!edges_known) {
-                    update_edges(w, depth);
-                    edges_known = 1;
-                    room = atomic_load_explicit(&sh->limit,
-                                                memory_order_relaxed) -
-                           w->len1;
-                }
-                int u = move_row(t, t->edge4_move[1], w->uedges[depth])[c->op];
-                int dn = move_row(t, t->edge4_move[2], w->dedges[depth])[c->op];
-                c->udedges = (uint16_t)udedges_of(t, u, dn);
-                if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
-                              c->udedges) > room)
-                    continue;
-                __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
-            } else {
-                locate(t, c);
-                prefetch_entry(t, c);
-                /* the move-table rows of the kid's own children */
-                move_row_prefetch(t, t->flip_move, c->flip);
-                move_row_prefetch(t, t->twist_move, c->twist);
-                move_row_prefetch(t, t->edge4_move[0], c->slice);
-                move_row_prefetch(t, t->corners_move, c->corners);
-            }
+        if (c->index == UINT32_MAX) {
+            const kid *n = &g[c->parent];
+            c->udedges = (uint16_t)udedges_of(
+                t, move_row(t, t->edge4_move[1], n->uedges)[c->op],
+                move_row(t, t->edge4_move[2], n->dedges)[c->op]);
+            if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
+                          c->udedges) > room)
+                continue;
+            __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
+        } else if (c->op < TILT_OP) {
+            locate(t, c);
+            prefetch_entry(t, c);
         }
         if (kept != i)
             kids[kept] = *c;
         kept++;
     }
-    count = kept;
-    /* Third pass: visit the children within reach. */
-    for (int i = 0; i < count && !w->halt; i++) {
+    /* Third pass: the children within reach; the phase-1 ends searched in
+     * phase 2, the others kept for the next level. */
+    int next = 0;
+    for (int i = 0; i < kept && !w->halt; i++) {
         kid *c = &kids[i];
-        int rest = togo - c->cost;
+        int rest = c->togo;
         int tilted = c->op >= TILT_OP;
         if (c->index != UINT32_MAX) {
             if (c->dist < 0)
@@ -817,27 +854,43 @@ static void phase1(worker *w, const kid *n, int togo, int depth, int last,
          * through. */
         int64_t g2 = 0;
         if (sh->by_time) {
-            g2 = advance(w, depth,
-                         tilted ? ROBOT_OP_TILT_RL + c->op - TILT_OP
-                                : d->op[n->o][c->op],
-                         c->cost);
+            g2 = advance_from(sh, d->inverse, ggv[c->parent],
+                              tilted ? ROBOT_OP_TILT_RL + c->op - TILT_OP
+                                     : d->op[g[c->parent].o][c->op],
+                              c->cost, kgv[next]);
             if (over_time(w, g2, rest > c->cdist ? rest : c->cdist))
                 continue;
         }
-        w->path[depth] = c->op;
-        if (w->edges_ok > depth)
-            w->edges_ok = depth;
         if (c->index == UINT32_MAX) {
+            path_to(w, c, g, up, depth);
+            if (sh->by_time)
+                memcpy(w->gv[depth + 1], kgv[next], sizeof kgv[next]);
             phase1_end(w, c->slice - SLICE_SOLVED * 24, c->corners,
                        c->udedges, c->o, c->set, depth + 1,
                        sh->move_axis[c->op], g2);
             continue;
         }
-        if (tilted)
-            phase1(w, c, rest, depth + 1, last, k);
-        else
-            phase1(w, c, rest, depth + 1, sh->move_axis[c->op], -1);
+        if (!tilted) {
+            /* the U/D edges, and the move-table rows of the kid's own
+             * children */
+            const kid *n = &g[c->parent];
+            c->uedges = move_row(t, t->edge4_move[1], n->uedges)[c->op];
+            c->dedges = move_row(t, t->edge4_move[2], n->dedges)[c->op];
+            move_row_prefetch(t, t->flip_move, c->flip);
+            move_row_prefetch(t, t->twist_move, c->twist);
+            move_row_prefetch(t, t->edge4_move[0], c->slice);
+            move_row_prefetch(t, t->corners_move, c->corners);
+            move_row_prefetch(t, t->edge4_move[1], c->uedges);
+            move_row_prefetch(t, t->edge4_move[2], c->dedges);
+        }
+        if (next != i)
+            kids[next] = *c;
+        next++;
     }
+    plevel here = {g, up};
+    for (int s = 0; s < next && !w->halt; s += RGROUP)
+        phase1(w, kids + s, (const int64_t(*)[GV_LANES])(kgv + s),
+               next - s < RGROUP ? next - s : RGROUP, &here, depth + 1);
 }
 
 /* Takes the next job (phase-1 lengths in increasing order, each a loose
@@ -886,16 +939,17 @@ static int run_job(worker *w)
         for (int st = 0; st < GV_LANES; st++)
             w->gv[0][st] =
                 st == 0 || (d->inverse && st < ROBOT_STATES) ? 0 : GV_NONE;
-        w->uedges[0] = (uint16_t)qs_coord_edge4(c, 0);
-        w->dedges[0] = (uint16_t)qs_coord_edge4(c, 4);
-        w->edges_ok = 0;
+        root.uedges = (uint16_t)qs_coord_edge4(c, 0);
+        root.dedges = (uint16_t)qs_coord_edge4(c, 4);
+        root.togo = (uint8_t)len1;
+        root.last = root.need = -1;
+        root.parent = -1;
         if (len1 == 0)
             phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
-                       udedges_of(t, w->uedges[0], w->dedges[0]), o,
-                       d->start_set, 0, -1,
-                       0);
+                       udedges_of(t, root.uedges, root.dedges), o,
+                       d->start_set, 0, -1, 0);
         else
-            phase1(w, &root, len1, 0, -1, -1);
+            phase1(w, &root, (const int64_t(*)[GV_LANES])w->gv, 1, NULL, 0);
         if (w->halt)
             return 0;
         if (full && rank == sh->starts_per_len - 1) {
