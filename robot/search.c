@@ -23,11 +23,12 @@
  *
  * Jobs are (phase-1 length, direction, start class) in order of length, and
  * within a length every direction's first start before the inverse
- * directions' other start classes; threads take them in turn. Each node
- * lists its children first and prefetches their table entries, then visits
- * them. With the large move table (robot_p1x) a node learns from its own
- * entry which children can still finish in time, so the others are never
- * located or read. The corner table (rcorners) bounds the whole rest of a
+ * directions' other start classes; threads take them in turn. Phase 1
+ * goes a level at a time over groups of nodes (see phase1): the children
+ * of the whole group are listed first and their table entries fetched
+ * together, then visited. With the large move table (robot_p1x) a node
+ * learns from its own entry which children can still finish in time, so
+ * the others are never located or read. The corner table (rcorners) bounds the whole rest of a
  * path, phase 2 included, and so drops children deep in phase 1 whose
  * corners alone need more robot moves than the best solution leaves (about
  * a third of the phase-1 nodes). The large set's corner-path table (rpaths)
