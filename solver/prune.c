@@ -1076,6 +1076,12 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
         }
         err = rpaths_steps(t, buf, prev, next, threads, job);
     }
+    /* The search skips reading entries by robot_path_most: a table that
+     * exceeds it would lose solutions, so it is refused. */
+    for (uint64_t i = 0; !err && i < n; i++)
+        for (int j = 0; j < ROBOT_PATH_NIBBLES; j++)
+            if (robot_path_bound(buf[i], j) > robot_path_most[j])
+                err = QS_ERR_TABLES;
     free(corners);
     free(p2);
     free(prev);

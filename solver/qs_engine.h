@@ -679,6 +679,22 @@ static inline int robot_path_bound(uint64_t e, int j)
     return corners > j ? corners : j;
 }
 
+/* The largest robot_path_bound(e, j) of any entry e, for j = 0 to 14: a
+ * property of the corners and the robot's moves, not of a table file
+ * (the generator refuses a table that exceeds it; test_prune checks that
+ * every value is reached). For j of 15 or more the bound is j, since the
+ * corners never need more than 12 robot moves. A search whose child has
+ * j phase-1 moves left and at least this many robot moves to spare needs
+ * not read the child's entry: it cannot refuse the child. For j up to 6
+ * some entries say "impossible" (15), so only the deeper values help. */
+static const uint8_t robot_path_most[ROBOT_PATH_NIBBLES] = {
+    15, 16, 17, 18, 19, 20, 21, 16, 15, 14, 13, 12, 12, 13, 14};
+
+static inline int robot_path_may_refuse(int j, int spare)
+{
+    return (j < ROBOT_PATH_NIBBLES ? robot_path_most[j] : j) > spare;
+}
+
 /* The phase-2 U/D-edge coordinate (udedges) of a cube in the phase-2
  * group whose U and D edges have edge4 values u and d: the two-phase
  * searches track those two along phase 1, where udedges is undefined. */

@@ -434,6 +434,23 @@ static void check_robot_paths(const qs_tables *t)
         }
     assert_true(deepest >= 10); /* phase 2 is long for corners alone */
 
+    /* robot_path_most, by which the search skips reads: every entry
+     * within it, and each value reached, so it is neither wrong nor
+     * loose. */
+    int most[ROBOT_PATH_NIBBLES + 1] = {0};
+    for (uint64_t i = 0; i < N_CORNERS_OPT * N_TILT; i++)
+        for (int j = 0; j <= ROBOT_PATH_NIBBLES; j++) {
+            int b = robot_path_bound(t->rpaths[i], j);
+            if (b > most[j])
+                most[j] = b;
+        }
+    for (int j = 0; j < ROBOT_PATH_NIBBLES; j++) {
+        assert_int_equal(most[j], robot_path_most[j]);
+        assert_false(robot_path_may_refuse(j, most[j]));
+        assert_true(robot_path_may_refuse(j, most[j] - 1));
+    }
+    assert_int_equal(most[ROBOT_PATH_NIBBLES], ROBOT_PATH_NIBBLES);
+
     uint64_t rng = 20261125;
     int short_paths = 0, steps = 0;
     for (int i = 0; i < 400; i++) {
