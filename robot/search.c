@@ -28,10 +28,10 @@
  * of the whole group are listed first and their table entries fetched
  * together, then visited. With the large move table (robot_p1x) a node
  * learns from its own entry which children can still finish in time, so
- * the others are never located or read. The corner table (rcorners) bounds the whole rest of a
- * path, phase 2 included, and so drops children deep in phase 1 whose
- * corners alone need more robot moves than the best solution leaves (about
- * a third of the phase-1 nodes). The large set's corner-path table (rpaths)
+ * the others are never located or read. The corner table (rcorners)
+ * bounds the whole rest of a path, phase 2 included, and so drops children
+ * deep in phase 1 whose corners alone need more robot moves than the best
+ * solution leaves (about a third of the phase-1 nodes). The large set's corner-path table (rpaths)
  * then bounds a child by what its corners need when phase 1 must end within
  * the job's length and phase 2 follow, about 40% fewer nodes again; its
  * entries (145 MB, beyond the cache) are fetched when a child is made and
@@ -586,7 +586,6 @@ static void phase1_end(worker *w, int s2, int corners, int udedges, int o,
     }
 }
 
-
 static void locate(const qs_tables *t, kid *c)
 {
     uint32_t cs = t->fs_packed[c->fs];
@@ -651,6 +650,14 @@ static int bounds_delta(const turn_bounds *b, int m)
 static int path_may_refuse(const shared *sh, int j, int spare)
 {
     return sh->by_time || robot_path_may_refuse(j, spare);
+}
+
+/* The U and D edges' edge4 coordinates after turn m from node n. */
+static void turn_edges(const qs_tables *t, const kid *n, int m, int *u,
+                       int *dn)
+{
+    *u = move_row(t, t->edge4_move[1], n->uedges)[m];
+    *dn = move_row(t, t->edge4_move[2], n->dedges)[m];
 }
 
 /* The groups above a group, for the moves of a path. */
@@ -817,7 +824,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
     }
     /* Second pass: children whose corners need more than their budget
      * are dropped, by the corner-path entry when phase 1 must end after
-     * exactly the moves left, else by the corner entry; phase-1 ends by
+     * exactly the moves left (where it could refuse them), else by the
+     * corner entry; phase-1 ends by
      * the small tables; the others' phase-1 entries are fetched (a tilt
      * child's entry is its node's, already read), and the phase-1 ends'
      * phase-2 entries. */
@@ -837,10 +845,9 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
                 continue;
         }
         if (c->index == UINT32_MAX) {
-            const kid *n = &g[c->parent];
-            c->udedges = (uint16_t)udedges_of(
-                t, move_row(t, t->edge4_move[1], n->uedges)[c->op],
-                move_row(t, t->edge4_move[2], n->dedges)[c->op]);
+            int u, dn;
+            turn_edges(t, &g[c->parent], c->op, &u, &dn);
+            c->udedges = (uint16_t)udedges_of(t, u, dn);
             if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
                           c->udedges) > room)
                 continue;
@@ -889,9 +896,10 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
         if (!tilted) {
             /* the U/D edges, and the move-table rows of the kid's own
              * children */
-            const kid *n = &g[c->parent];
-            c->uedges = move_row(t, t->edge4_move[1], n->uedges)[c->op];
-            c->dedges = move_row(t, t->edge4_move[2], n->dedges)[c->op];
+            int u, dn;
+            turn_edges(t, &g[c->parent], c->op, &u, &dn);
+            c->uedges = (uint16_t)u;
+            c->dedges = (uint16_t)dn;
             move_row_prefetch(t, t->flip_move, c->flip);
             move_row_prefetch(t, t->twist_move, c->twist);
             move_row_prefetch(t, t->edge4_move[0], c->slice);
