@@ -31,11 +31,12 @@
  * the others are never located or read. The corner table (rcorners)
  * bounds the whole rest of a path, phase 2 included, and so drops children
  * deep in phase 1 whose corners alone need more robot moves than the best
- * solution leaves (about a third of the phase-1 nodes). The large set's corner-path table (rpaths)
- * then bounds a child by what its corners need when phase 1 must end within
- * the job's length and phase 2 follow, about 40% fewer nodes again; its
- * entries (145 MB, beyond the cache) are fetched when a child is made and
- * read in the next pass, before it is located in the phase-1 table (a fifth
+ * solution leaves (about a third of the phase-1 nodes). The corner-path
+ * table (rpath_code, the large and medium sets) then bounds a child by
+ * what its corners need when phase 1 must end within the job's length and
+ * phase 2 follow, about 40% fewer nodes again; its codes (36 MB, mostly
+ * beyond the cache) are fetched when a child is made and read in the next
+ * pass, before it is located in the phase-1 table (a fifth
  * of the children that reach it are dropped there); an entry also holds the
  * corner distance and bounds at least as tightly, so with it no corner
  * entry is read. The children that end phase 1 get their U/D edges and
@@ -771,11 +772,12 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
              * never bounds below it: with the table, one read serves
              * both, and none where it cannot refuse the child. */
             c->cdist = 0;
-            c->read_path = t->rpaths && path_may_refuse(sh, c->togo, c->spare);
+            c->read_path =
+                t->rpath_code && path_may_refuse(sh, c->togo, c->spare);
             if (c->read_path)
                 __builtin_prefetch(
-                    &t->rpaths[robot_path_index(c->cindex, c->cshift)]);
-            else if (!t->rpaths)
+                    &t->rpath_code[robot_path_index(c->cindex, c->cshift)]);
+            else if (!t->rpath_code)
                 __builtin_prefetch(&t->rcorners[c->cindex]);
             count++;
         }
@@ -795,12 +797,12 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             uint32_t cindex =
                 robot_corner_index(t, n->corners, n->twist, k2, &shift);
             int cdist = 0,
-                read_path = t->rpaths && path_may_refuse(sh, togo - cost,
+                read_path = t->rpath_code && path_may_refuse(sh, togo - cost,
                                                          budget - cost);
             if (read_path) {
                 __builtin_prefetch(
-                    &t->rpaths[robot_path_index(cindex, shift)]);
-            } else if (!t->rpaths) {
+                    &t->rpath_code[robot_path_index(cindex, shift)]);
+            } else if (!t->rpath_code) {
                 cdist = robot_corner_value(t->rcorners[cindex], shift);
                 if (cdist > budget - cost)
                     continue;
@@ -834,11 +836,12 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
         kid *c = &kids[i];
         if (c->read_path) {
             int bound = robot_path_bound(
-                t->rpaths[robot_path_index(c->cindex, c->cshift)], c->togo);
+                robot_path_entry(t, robot_path_index(c->cindex, c->cshift)),
+                c->togo);
             if (bound > c->spare)
                 continue;
             c->cdist = (uint8_t)bound; /* never below the corners' own */
-        } else if (!t->rpaths && c->op < TILT_OP) {
+        } else if (!t->rpath_code && c->op < TILT_OP) {
             c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
                                                    c->cshift);
             if (c->cdist > c->spare)

@@ -255,11 +255,11 @@ enum {
     QSV_TABLES_LARGE = 0,  /* the robot move and corner-path tables, and the
                               optimal solver's xl table (HTM; the large one
                               in QTM) */
-    QSV_TABLES_SMALL = 1,  /* the small robot set (728 MB instead of 2.98
+    QSV_TABLES_SMALL = 1,  /* the small robot set (734 MB instead of 3.03
                               GB) and the small optimal bound, for small
                               machines */
     QSV_TABLES_MEDIUM = 2, /* the small sets and the robot corner-path
-                              table (880 MB for the robot set): robot
+                              table (771 MB for the robot set): robot
                               computers of 2 GB */
 };
 

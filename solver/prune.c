@@ -1053,7 +1053,41 @@ static int rpaths_steps(const qs_tables *t, uint64_t *buf, uint8_t *prev,
     return QS_OK;
 }
 
-static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
+/* The blob from the entries (see BLOB_ROBOT_PATHS): each distinct entry
+ * once in dict, in the order first met (so the file is the same at every
+ * generation), and each entry's place in it in code. QS_ERR_TABLES if
+ * there were more than ROBOT_PATH_DICT distinct entries. */
+static int path_codes(const uint64_t *entries, uint64_t n, uint64_t *dict,
+                      uint16_t *code)
+{
+    enum { SLOT_BITS = 18 }; /* four times the dictionary: short probes */
+    const uint32_t mask = (1u << SLOT_BITS) - 1;
+    uint32_t *slot = calloc((size_t)mask + 1, sizeof *slot); /* code + 1 */
+    if (!slot)
+        return QS_ERR_NOMEM;
+    memset(dict, 0, ROBOT_PATH_DICT * sizeof *dict);
+    uint32_t count = 0;
+    int err = QS_OK;
+    for (uint64_t i = 0; i < n && !err; i++) {
+        uint64_t e = entries[i];
+        uint32_t h = (uint32_t)((e * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
+        while (slot[h] && dict[slot[h] - 1] != e)
+            h = (h + 1) & mask;
+        if (!slot[h]) {
+            if (count == ROBOT_PATH_DICT) {
+                err = QS_ERR_TABLES;
+                break;
+            }
+            dict[count] = e;
+            slot[h] = ++count;
+        }
+        code[i] = (uint16_t)(slot[h] - 1);
+    }
+    free(slot);
+    return err;
+}
+
+static int generate_rpaths(const qs_tables *t, void *blob, int threads,
                            bfs_job *job)
 {
     const uint64_t n = N_CORNERS_OPT * N_TILT;
@@ -1061,7 +1095,8 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
     int err = rcorners_dist(t, threads, job, 0.25, &corners);
     uint8_t *p2 = malloc((size_t)N_PERM8 * N_TILT), *prev = malloc(n),
             *next = malloc(n);
-    if (!err && (!p2 || !prev || !next))
+    uint64_t *buf = malloc(n * sizeof *buf);
+    if (!err && (!p2 || !prev || !next || !buf))
         err = QS_ERR_NOMEM;
     if (!err) {
         phase2_corner_moves(t, p2);
@@ -1076,16 +1111,20 @@ static int generate_rpaths(const qs_tables *t, uint64_t *buf, int threads,
         }
         err = rpaths_steps(t, buf, prev, next, threads, job);
     }
+    uint64_t *dict = blob;
+    if (!err)
+        err = path_codes(buf, n, dict, (uint16_t *)(dict + ROBOT_PATH_DICT));
     /* The search skips reading entries by robot_path_most: a table that
      * exceeds it would lose solutions, so it is refused. */
-    for (uint64_t i = 0; !err && i < n; i++)
+    for (uint64_t i = 0; !err && i < ROBOT_PATH_DICT; i++)
         for (int j = 0; j < ROBOT_PATH_NIBBLES; j++)
-            if (robot_path_bound(buf[i], j) > robot_path_most[j])
+            if (robot_path_bound(dict[i], j) > robot_path_most[j])
                 err = QS_ERR_TABLES;
     free(corners);
     free(p2);
     free(prev);
     free(next);
+    free(buf);
     return err;
 }
 
@@ -1622,9 +1661,11 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         }
         if (i == BLOB_ROBOT_PATHS) {
             info->name = "corner-paths";
-            info->kind = 14;
+            /* 14 was the layout of one 64-bit entry per index */
+            info->kind = 15;
             info->entries = N_CORNERS_OPT * N_TILT;
-            info->bytes = N_CORNERS_OPT * N_TILT * sizeof(uint64_t);
+            info->bytes = ROBOT_PATH_DICT * sizeof(uint64_t) +
+                          N_CORNERS_OPT * N_TILT * sizeof(uint16_t);
             info->optional = 1 | QS_BLOB_ROBOT_MEDIUM;
             return QS_OK;
         }

@@ -413,8 +413,19 @@ enum { BLOB_ROBOT_CORNERS = 3 };
  * (15: 15 or more, or no way to orient them in j moves); nibble 15 is the
  * corners' distance from class kk, as rcorners says. The phase-1 search
  * drops a child whose bound exceeds the moves the best solution leaves:
- * at a fixed length limit it visits about 40% fewer nodes. */
-enum { BLOB_ROBOT_PATHS = 4, ROBOT_PATH_NIBBLES = 15 };
+ * at a fixed length limit it visits about 40% fewer nodes.
+ *
+ * Of the 18 M entries only about 14,000 differ, so the blob holds each
+ * distinct entry once, in a dictionary of ROBOT_PATH_DICT 64-bit entries
+ * (those beyond the distinct ones are 0), followed by one 16-bit code per
+ * (corner class, twist, class): 36 MB rather than 145 MB, so that far
+ * more of the search's reads of it hit the cache, and a code can never
+ * point outside the dictionary. */
+enum {
+    BLOB_ROBOT_PATHS = 4,
+    ROBOT_PATH_NIBBLES = 15,
+    ROBOT_PATH_DICT = 1 << 16
+};
 
 typedef struct {
     uint16_t dist;      /* nibble k: distance from class k, as rphase1 */
@@ -539,8 +550,10 @@ struct qs_tables {
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */
     const uint8_t *rcorners;   /* see BLOB_ROBOT_CORNERS */
-    const uint64_t *rpaths;    /* optional blob, NULL when not loaded: see
-                                  BLOB_ROBOT_PATHS */
+    /* optional blob, NULL when not loaded: see BLOB_ROBOT_PATHS; read
+     * through robot_path_entry */
+    const uint64_t *rpath_dict; /* [ROBOT_PATH_DICT] */
+    const uint16_t *rpath_code; /* [N_CORNERS_OPT * N_TILT] */
 };
 
 /* The row of a move table for coordinate value x, one entry per move. Rows
@@ -667,6 +680,13 @@ static inline int robot_corner_dist(const qs_tables *t, int corners,
 static inline uint32_t robot_path_index(uint32_t index, int shift)
 {
     return index * N_TILT + (uint32_t)(shift - 4);
+}
+
+/* The corner-path entry at index i (robot_path_index); a search fetches
+ * &t->rpath_code[i] ahead of it (the dictionary stays in the cache). */
+static inline uint64_t robot_path_entry(const qs_tables *t, uint32_t i)
+{
+    return t->rpath_dict[t->rpath_code[i]];
 }
 
 /* The least robot moves left to a path at the corner-path entry e whose

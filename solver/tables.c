@@ -654,7 +654,11 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         t->rphase2 = blobs[BLOB_PHASE2];
         t->rphase1x = blobs[BLOB_ROBOT_MOVES]; /* optional: may be NULL */
         t->rcorners = blobs[BLOB_ROBOT_CORNERS];
-        t->rpaths = blobs[BLOB_ROBOT_PATHS]; /* optional: may be NULL */
+        /* optional: may be NULL */
+        t->rpath_dict = blobs[BLOB_ROBOT_PATHS];
+        t->rpath_code = t->rpath_dict ? (const uint16_t *)(t->rpath_dict +
+                                                          ROBOT_PATH_DICT)
+                                      : NULL;
     } else {
         /* NULL in the compact set, which leaves them out */
         t->phase1 = blobs[BLOB_PHASE1];
@@ -729,7 +733,7 @@ int qs_tables_robot_large(const qs_tables *t)
 
 int qs_tables_robot_paths(const qs_tables *t)
 {
-    return t && t->rpaths != NULL;
+    return t && t->rpath_code != NULL;
 }
 
 qs_metric qs_tables_metric(const qs_tables *t)

@@ -221,7 +221,7 @@ const char *qtab_optimal_size_name(qtab_optimal_size s);
 /* Which tables the robot search gets (robot set only). */
 typedef enum {
     QTAB_ROBOT_LARGE = 0, /* also the optional move and corner-path
-                             tables (2.25 GB and 145 MB, 3.13 GB for the
+                             tables (2.25 GB and 37 MB, 3.03 GB for the
                              set; the robot search is several times faster
                              with them) */
     QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small

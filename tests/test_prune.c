@@ -370,12 +370,18 @@ static void robot_p2_corners_expand(state_map *map, const qs_tables *t,
         map_lower(map, (uint64_t)corners * N_TILT + (uint64_t)k2, d + 1);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The corner-path entry of raw corners, twist and class k. */
 static uint64_t path_entry(const qs_tables *t, int corners, int twist, int k)
 {
     uint8_t shift;
     uint32_t i = robot_corner_index(t, corners, twist, k, &shift);
-    return t->rpaths[robot_path_index(i, shift)];
+    return robot_path_entry(t, robot_path_index(i, shift));
 }
 
 static int path_nibble(uint64_t e, int j) { return (int)(e >> (4 * j) & 15); }
@@ -416,7 +422,7 @@ static int paths_by_hand(const qs_tables *t, state_map *p2, int corners,
  * is below it. */
 static void check_robot_paths(const qs_tables *t)
 {
-    assert_non_null(t->rpaths);
+    assert_non_null(t->rpath_code);
     state_map p2;
     map_init(&p2, 18);
     for (int k = 0; k < N_TILT; k++)
@@ -440,7 +446,7 @@ static void check_robot_paths(const qs_tables *t)
     int most[ROBOT_PATH_NIBBLES + 1] = {0};
     for (uint64_t i = 0; i < N_CORNERS_OPT * N_TILT; i++)
         for (int j = 0; j <= ROBOT_PATH_NIBBLES; j++) {
-            int b = robot_path_bound(t->rpaths[i], j);
+            int b = robot_path_bound(robot_path_entry(t, (uint32_t)i), j);
             if (b > most[j])
                 most[j] = b;
         }
@@ -450,6 +456,26 @@ static void check_robot_paths(const qs_tables *t)
         assert_true(robot_path_may_refuse(j, most[j] - 1));
     }
     assert_int_equal(most[ROBOT_PATH_NIBBLES], ROBOT_PATH_NIBBLES);
+
+    /* The dictionary (BLOB_ROBOT_PATHS): codes in the order their entries
+     * were first met, so every entry of it is used and the file is the
+     * same at every generation; its entries distinct, the rest zero. */
+    uint32_t used = 0;
+    for (uint64_t i = 0; i < N_CORNERS_OPT * N_TILT; i++) {
+        assert_true(t->rpath_code[i] <= used);
+        if (t->rpath_code[i] == used)
+            used++;
+    }
+    assert_true(used > 1000 && used < ROBOT_PATH_DICT);
+    uint64_t *sorted = malloc(used * sizeof *sorted);
+    assert_non_null(sorted);
+    memcpy(sorted, t->rpath_dict, used * sizeof *sorted);
+    qsort(sorted, used, sizeof *sorted, cmp_u64);
+    for (uint32_t i = 1; i < used; i++)
+        assert_true(sorted[i] != sorted[i - 1]);
+    free(sorted);
+    for (uint32_t i = used; i < ROBOT_PATH_DICT; i++)
+        assert_true(t->rpath_dict[i] == 0);
 
     uint64_t rng = 20261125;
     int short_paths = 0, steps = 0;

@@ -181,21 +181,22 @@ static void test_large_table_same_search(void **state)
     (void)state;
     const qs_tables *large = robot_tables();
     assert_true(qs_tables_robot_large(large));
-    assert_non_null(large->rpaths);
+    assert_non_null(large->rpath_code);
     qs_tables *moves_only = malloc(sizeof *moves_only);
     assert_non_null(moves_only);
     *moves_only = *large;
-    moves_only->rpaths = NULL;
+    moves_only->rpath_dict = NULL;
+    moves_only->rpath_code = NULL;
     qtab_set *small_set = test_open_robot_sized(QTAB_ROBOT_SMALL);
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
-    assert_null(small->rpaths);
+    assert_null(small->rpath_code);
     /* the medium size: the small set and the corner-path table */
     qtab_set *medium_set = test_open_robot_sized(QTAB_ROBOT_MEDIUM);
     const qs_tables *medium = qtab_set_tables(medium_set);
     assert_false(qs_tables_robot_large(medium));
     assert_null(medium->rphase1x);
-    assert_non_null(medium->rpaths);
+    assert_non_null(medium->rpath_code);
     /* what the daemon's status reports the sizes by */
     assert_true(qs_tables_robot_paths(medium));
     assert_true(qs_tables_robot_paths(large));
