@@ -174,13 +174,20 @@ typedef struct {
     int8_t spare;     /* robot moves its corners may still need */
     int16_t parent;   /* its node's index in the group above */
     uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
-    uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move */
+    uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move,
+                         NEAR_END: a turn with one phase-1 move left */
     uint32_t fs;      /* flip and slice places (fs_packed's index) */
     uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
 } kid;
 
 /* Nodes of a phase-1 group at most (see phase1). */
 enum { RGROUP = 16 };
+
+/* kid.index of a turn with one phase-1 move left: its children can only
+ * be turns into the phase-2 group, which its coordinates name, so it is
+ * never located nor its phase-1 entry read (a read from main memory
+ * saved at 4-5 % of the nodes). */
+#define NEAR_END (UINT32_MAX - 1)
 
 typedef struct {
     shared *sh;
@@ -623,11 +630,34 @@ typedef struct {
 static void bounds_init(const qs_tables *t, const kid *n, int k,
                         turn_bounds *b)
 {
+    if (n->index == NEAR_END) {
+        /* Only the turns into the phase-2 group can follow, and the
+         * coordinates name them (the rest is never read): exact, with
+         * either table. */
+        b->large = 1;
+        b->by_delta[0] =
+            g1_entering_moves(t, n->flip, n->twist, n->slice) &
+            t->tilt_moves[k];
+        b->by_delta[1] = b->by_delta[2] = 0;
+        return;
+    }
     b->large = t->rphase1x != NULL;
     if (b->large)
         robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
     else
         b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
+}
+
+/* The phase-1 distance of a NEAR_END kid in class k, as far as a search
+ * with one move left needs it: 0 in the group, 1 next to it, else 2. */
+static int near_end_dist(const qs_tables *t, const kid *c, int k)
+{
+    if (!c->flip && !c->twist && c->slice / 24 == SLICE_SOLVED)
+        return 0;
+    return g1_entering_moves(t, c->flip, c->twist, c->slice) &
+                   t->tilt_moves[k]
+               ? 1
+               : 2;
 }
 static uint64_t bounds_allowed(const turn_bounds *b, int lim)
 {
@@ -855,6 +885,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
                           c->udedges) > room)
                 continue;
             __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
+        } else if (c->op < TILT_OP && c->togo == 1) {
+            c->index = NEAR_END;
         } else if (c->op < TILT_OP) {
             locate(t, c);
             prefetch_entry(t, c);
@@ -872,7 +904,9 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
         int tilted = c->op >= TILT_OP;
         if (c->index != UINT32_MAX) {
             if (c->dist < 0)
-                c->dist = (int8_t)kid_dist(t, c, d->cls[c->o]);
+                c->dist = (int8_t)(c->index == NEAR_END
+                                       ? near_end_dist(t, c, d->cls[c->o])
+                                       : kid_dist(t, c, d->cls[c->o]));
             if (c->dist > rest)
                 continue;
         }

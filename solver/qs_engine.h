@@ -481,6 +481,11 @@ struct qs_tables {
     uint16_t *corners_move;
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];
+    /* The moves after which flip, twist ([N_FLIP], [N_TWIST]) or the slice
+     * edges' places ([N_COMB], by edge4 value / 24) have their phase-2
+     * value (0, 0, SLICE_SOLVED): the AND of the three is the moves that
+     * reach the phase-2 group, known without a pruning table. */
+    uint64_t *g1_by_flip, *g1_by_twist, *g1_by_comb;
     uint8_t csplit_move[N_CSPLIT][QS_MOVE_COUNT];
     /* Ranks from cubie places, for coordinates made from cubies (the
      * optimal search's inverse): comb_of[mask] the rank of a 12-bit mask
@@ -713,6 +718,15 @@ static const uint8_t robot_path_most[ROBOT_PATH_NIBBLES] = {
 static inline int robot_path_may_refuse(int j, int spare)
 {
     return (j < ROBOT_PATH_NIBBLES ? robot_path_most[j] : j) > spare;
+}
+
+/* The moves that take a position with these flip, twist and slice
+ * (edge4) coordinates into the phase-2 group. */
+static inline uint64_t g1_entering_moves(const qs_tables *t, int flip,
+                                         int twist, int slice)
+{
+    return t->g1_by_flip[flip] & t->g1_by_twist[twist] &
+           t->g1_by_comb[slice / 24];
 }
 
 /* The phase-2 U/D-edge coordinate (udedges) of a cube in the phase-2

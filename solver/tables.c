@@ -278,6 +278,29 @@ static int init_move_tables(qs_tables *t)
                         get_edge4, set_edge4, edge4_first[k], EDGES_ONLY);
     fill_move_table(t->corners_move, N_PERM8, t->n_moves,
                     get_corners, set_corners, 0, CORNERS_AND_EDGES);
+    t->g1_by_flip = carve(t, sizeof *t->g1_by_flip * N_FLIP);
+    t->g1_by_twist = carve(t, sizeof *t->g1_by_twist * N_TWIST);
+    t->g1_by_comb = carve(t, sizeof *t->g1_by_comb * N_COMB);
+    if (!t->g1_by_flip || !t->g1_by_twist || !t->g1_by_comb)
+        return QS_ERR_NOMEM;
+    for (int x = 0; x < N_FLIP || x < N_TWIST; x++) {
+        uint64_t flip = 0, twist = 0, comb = 0;
+        for (int m = 0; m < t->n_moves; m++) {
+            if (x < N_FLIP && move_row(t, t->flip_move, x)[m] == 0)
+                flip |= 1ull << m;
+            if (x < N_TWIST && move_row(t, t->twist_move, x)[m] == 0)
+                twist |= 1ull << m;
+            if (x < N_COMB &&
+                move_row(t, t->edge4_move[0], x * 24)[m] / 24 == SLICE_SOLVED)
+                comb |= 1ull << m;
+        }
+        if (x < N_FLIP)
+            t->g1_by_flip[x] = flip;
+        if (x < N_TWIST)
+            t->g1_by_twist[x] = twist;
+        if (x < N_COMB)
+            t->g1_by_comb[x] = comb;
+    }
     /* The U/D-edge permutation means nothing outside the phase-2 group,
      * so its moves cannot be composed from R, L, F or B quarter turns:
      * the quarter turns of U and D and the half turns of the others are

@@ -3,8 +3,9 @@
  * every coordinate value survives a round trip through a cube, move tables
  * agree with moving cubies, symmetry conjugation of moves and coordinates
  * agrees with conjugating cubes, the U/D edges of phase 2 join from the
- * two halves the searches track, and symmetry classes map every member onto
- * its representative.
+ * two halves the searches track, the moves into the phase-2 group are
+ * named by their masks, and symmetry classes map every member onto its
+ * representative.
  */
 #include "testutil.h"
 
@@ -129,6 +130,52 @@ static void test_move_tables_match_cubies(void **state)
     }
 }
 
+static int in_phase2_group(const qs_cube *c)
+{
+    return qs_coord_flip(c) == 0 && qs_coord_twist(c) == 0 &&
+           qs_coord_edge4(c, 8) / 24 == SLICE_SOLVED;
+}
+
+/* g1_entering_moves names exactly the moves after which a cube is in the
+ * phase-2 group: on random cubes (where it is mostly none) and on cubes a
+ * move or two from the group (where it is some). */
+static void test_group_entering_moves(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    uint64_t rng = 4711;
+    int entering = 0;
+    for (int i = 0; i < 600; i++) {
+        qs_cube c;
+        if (i % 3 == 0) {
+            qs_cube_random(&c, &rng);
+        } else {
+            qs_cube_solved(&c);
+            for (int k = 0; k < 20; k++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                qs_cube_apply_move(&c,
+                                   t->p2_move[(rng >> 33) % (uint64_t)t->n_p2]);
+            }
+            for (int k = 0; k < i % 3; k++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                qs_cube_apply_move(&c, (qs_move)((rng >> 33) %
+                                                 (uint64_t)t->n_moves));
+            }
+        }
+        uint64_t mask = g1_entering_moves(t, qs_coord_flip(&c),
+                                          qs_coord_twist(&c),
+                                          qs_coord_edge4(&c, 8));
+        for (int m = 0; m < t->n_moves; m++) {
+            qs_cube d = c;
+            qs_cube_apply_move(&d, (qs_move)m);
+            assert_int_equal((int)(mask >> m & 1), in_phase2_group(&d));
+            entering += in_phase2_group(&d);
+        }
+        assert_true((mask >> t->n_moves) == 0);
+    }
+    assert_true(entering > 1000);
+}
+
 /* The ranks from cubie places (the optimal search's inverse coordinates)
  * give the coordinates' own values on random cubes. */
 static void test_cubie_ranks(void **state)
@@ -241,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_move_tables_match_cubies),
+        cmocka_unit_test(test_group_entering_moves),
         cmocka_unit_test(test_cubie_ranks),
         cmocka_unit_test(test_symmetries),
         cmocka_unit_test(test_symmetry_classes),
