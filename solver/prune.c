@@ -22,7 +22,8 @@
  *   moves per tilt class, bounds the whole cube anywhere in the search;
  *   robot corner paths, what the corners need when phase 1 has exactly j
  *   moves left and phase 2 follows (BLOB_ROBOT_PATHS), is the least over
- *   children of the step before, from the corners' phase-2 distances.
+ *   children of the step before, from the corners' phase-2 distances;
+ *   its few distinct entries are stored once, each index holding a code.
  *
  * All are breadth-first searches in the metric's units (moves of cost 2
  * exist in the quarter-turn metrics), spread over threads: early levels

@@ -401,12 +401,12 @@ enum { BLOB_ROBOT_MOVES = 2 };
 enum { BLOB_ROBOT_CORNERS = 3 };
 
 /* The robot set's corner-path table (BLOB_ROBOT_PATHS, optional: the
- * large size only): what the corners say of the rest of a path whose
+ * large and medium sizes): what the corners say of the rest of a path whose
  * phase 1 has exactly j robot moves left. Such a path first makes at most
  * j turns and tilts (a full regrip moves nothing) and reaches corners that
  * are oriented, then solves them with phase-2 moves alone, which takes
  * many more moves than the corners' own distance (a mean of 9.5 robot
- * moves from a random phase-2 corner permutation). One 64-bit entry per
+ * moves from a random phase-2 corner permutation). A 64-bit entry per
  * (corner class, twist in the class's frame, tilt class kk of that frame),
  * index robot_corner_index * 3 + kk: nibble j (0..14) is the least, over
  * those first j moves, of the phase-2 robot moves the corners then need
