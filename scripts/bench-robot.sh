@@ -24,7 +24,8 @@
 # plans its turns again. A qphase line that is missing, illegal or does
 # not solve its cube counts as a failure. Figures: mean robot moves (ours:
 # the plan; qphase: its own count and our re-plan of its turns), mean
-# cost_ms under the profile, failures, and time per cube.
+# cost_ms under the profile, failures, time per cube, and our phase-1
+# nodes per cube and per second.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -108,6 +109,13 @@ for p in range(1, passes + 1):
           f"failures {len(rows) - len(ok)}, "
           f"time/cube {mean([r['time_ms'] for r in rows]):.2f} ms "
           f"(max {max(r['time_ms'] for r in rows):.1f})")
+    # The node rate behind the figures (all threads together): quality at
+    # a time limit follows it (docs/benchmarks.md).
+    nodes = [r["stats"]["phase1_nodes"] for r in rows if "stats" in r]
+    ms = sum(r["time_ms"] for r in rows if "stats" in r)
+    if nodes and ms > 0:
+        print(f"    phase-1 nodes/cube {mean(nodes) / 1e3:.1f} K, "
+              f"{sum(nodes) / ms / 1e3:.2f} M/s")
     if not anchor:
         continue
     steps = [l.rstrip("\n").split("\t") for l in open(f"{tmp}/qphase-{p}.txt.steps")]
