@@ -57,7 +57,7 @@ static void usage(FILE *out)
         "                        3.03 GB in all; several\n"
         "                        times faster), medium (771 MB: small and the\n"
         "                        corner-path table, for 2 GB robot computers)\n"
-        "                        or small (728 MB, for 1 GB ones)\n"
+        "                        or small (734 MB, for 1 GB ones)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"
         "  --curve-clients DIR   CURVE: only clients whose public key is in a\n"
         "                        file of DIR may connect\n"

@@ -652,7 +652,7 @@ static void bounds_init(const qs_tables *t, const kid *n, int k,
  * with one move left needs it: 0 in the group, 1 next to it, else 2. */
 static int near_end_dist(const qs_tables *t, const kid *c, int k)
 {
-    if (!c->flip && !c->twist && c->slice / 24 == SLICE_SOLVED)
+    if (position_in_phase2_group(c->flip, c->twist, c->slice))
         return 0;
     return g1_entering_moves(t, c->flip, c->twist, c->slice) &
                    t->tilt_moves[k]
@@ -776,7 +776,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             if (cost == togo) {
                 /* The last phase-1 move: it must reach the group, and not
                  * by a phase-2 move (a shorter phase-1 path would exist). */
-                if (c->flip || c->twist || c->slice / 24 != SLICE_SOLVED ||
+                if (!position_in_phase2_group(c->flip, c->twist, c->slice) ||
                     (t->g1_moves >> m & 1))
                     continue;
                 c->index = UINT32_MAX;

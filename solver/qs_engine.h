@@ -720,6 +720,13 @@ static inline int robot_path_may_refuse(int j, int spare)
     return (j < ROBOT_PATH_NIBBLES ? robot_path_most[j] : j) > spare;
 }
 
+/* Whether a position with these flip, twist and slice (edge4)
+ * coordinates is in the phase-2 group. */
+static inline int position_in_phase2_group(int flip, int twist, int slice)
+{
+    return flip == 0 && twist == 0 && slice / 24 == SLICE_SOLVED;
+}
+
 /* The moves that take a position with these flip, twist and slice
  * (edge4) coordinates into the phase-2 group. */
 static inline uint64_t g1_entering_moves(const qs_tables *t, int flip,

@@ -277,7 +277,7 @@ static int expand(const qs_tables *t, int flip, int twist, int slice,
         if (rest == 0) {
             /* A last move inside the phase-2 group would mean a shorter
              * phase-1 path exists. */
-            if (f2 != 0 || tw2 != 0 || s2 / 24 != SLICE_SOLVED ||
+            if (!position_in_phase2_group(f2, tw2, s2) ||
                 (t->g1_moves >> m & 1))
                 continue;
             c->last = 1;

@@ -255,6 +255,19 @@ static void init_cubie_ranks(qs_tables *t)
     }
 }
 
+/* The moves after which coordinate value x of a move table, divided by
+ * unit, is target. */
+static uint64_t moves_reaching(const qs_tables *t, const uint16_t *table,
+                               int x, int unit, int target)
+{
+    const uint16_t *row = move_row(t, table, x);
+    uint64_t moves = 0;
+    for (int m = 0; m < t->n_moves; m++)
+        if (row[m] / unit == target)
+            moves |= 1ull << m;
+    return moves;
+}
+
 static int init_move_tables(qs_tables *t)
 {
     static const int edge4_first[3] = {8, 0, 4};
@@ -283,24 +296,14 @@ static int init_move_tables(qs_tables *t)
     t->g1_by_comb = carve(t, sizeof *t->g1_by_comb * N_COMB);
     if (!t->g1_by_flip || !t->g1_by_twist || !t->g1_by_comb)
         return QS_ERR_NOMEM;
-    for (int x = 0; x < N_FLIP || x < N_TWIST; x++) {
-        uint64_t flip = 0, twist = 0, comb = 0;
-        for (int m = 0; m < t->n_moves; m++) {
-            if (x < N_FLIP && move_row(t, t->flip_move, x)[m] == 0)
-                flip |= 1ull << m;
-            if (x < N_TWIST && move_row(t, t->twist_move, x)[m] == 0)
-                twist |= 1ull << m;
-            if (x < N_COMB &&
-                move_row(t, t->edge4_move[0], x * 24)[m] / 24 == SLICE_SOLVED)
-                comb |= 1ull << m;
-        }
-        if (x < N_FLIP)
-            t->g1_by_flip[x] = flip;
-        if (x < N_TWIST)
-            t->g1_by_twist[x] = twist;
-        if (x < N_COMB)
-            t->g1_by_comb[x] = comb;
-    }
+    for (int x = 0; x < N_FLIP; x++)
+        t->g1_by_flip[x] = moves_reaching(t, t->flip_move, x, 1, 0);
+    for (int x = 0; x < N_TWIST; x++)
+        t->g1_by_twist[x] = moves_reaching(t, t->twist_move, x, 1, 0);
+    /* a move takes the slice edges' places alone, whatever their order */
+    for (int x = 0; x < N_COMB; x++)
+        t->g1_by_comb[x] =
+            moves_reaching(t, t->edge4_move[0], x * 24, 24, SLICE_SOLVED);
     /* The U/D-edge permutation means nothing outside the phase-2 group,
      * so its moves cannot be composed from R, L, F or B quarter turns:
      * the quarter turns of U and D and the half turns of the others are

@@ -224,7 +224,7 @@ typedef enum {
                              tables (2.25 GB and 37 MB, 3.03 GB for the
                              set; the robot search is several times faster
                              with them) */
-    QTAB_ROBOT_SMALL = 1, /* only the distance tables (728 MB): for small
+    QTAB_ROBOT_SMALL = 1, /* only the distance tables (734 MB): for small
                              robot computers */
     QTAB_ROBOT_MEDIUM = 2, /* the small set and the corner-path table (880
                               MB in all): shorter solutions than small in

@@ -130,7 +130,7 @@ static void test_move_tables_match_cubies(void **state)
     }
 }
 
-static int in_phase2_group(const qs_cube *c)
+static int cube_in_phase2_group(const qs_cube *c)
 {
     return qs_coord_flip(c) == 0 && qs_coord_twist(c) == 0 &&
            qs_coord_edge4(c, 8) / 24 == SLICE_SOLVED;
@@ -151,25 +151,23 @@ static void test_group_entering_moves(void **state)
             qs_cube_random(&c, &rng);
         } else {
             qs_cube_solved(&c);
-            for (int k = 0; k < 20; k++) {
-                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                qs_cube_apply_move(&c,
-                                   t->p2_move[(rng >> 33) % (uint64_t)t->n_p2]);
-            }
-            for (int k = 0; k < i % 3; k++) {
-                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                qs_cube_apply_move(&c, (qs_move)((rng >> 33) %
-                                                 (uint64_t)t->n_moves));
-            }
+            for (int k = 0; k < 20; k++)
+                qs_cube_apply_move(
+                    &c, t->p2_move[test_rand(&rng) % (uint64_t)t->n_p2]);
+            for (int k = 0; k < i % 3; k++)
+                qs_cube_apply_move(
+                    &c, (qs_move)(test_rand(&rng) % (uint64_t)t->n_moves));
         }
-        uint64_t mask = g1_entering_moves(t, qs_coord_flip(&c),
-                                          qs_coord_twist(&c),
-                                          qs_coord_edge4(&c, 8));
+        int flip = qs_coord_flip(&c), twist = qs_coord_twist(&c),
+            slice = qs_coord_edge4(&c, 8);
+        assert_int_equal(position_in_phase2_group(flip, twist, slice),
+                         cube_in_phase2_group(&c));
+        uint64_t mask = g1_entering_moves(t, flip, twist, slice);
         for (int m = 0; m < t->n_moves; m++) {
             qs_cube d = c;
             qs_cube_apply_move(&d, (qs_move)m);
-            assert_int_equal((int)(mask >> m & 1), in_phase2_group(&d));
-            entering += in_phase2_group(&d);
+            assert_int_equal((int)(mask >> m & 1), cube_in_phase2_group(&d));
+            entering += cube_in_phase2_group(&d);
         }
         assert_true((mask >> t->n_moves) == 0);
     }
