@@ -163,7 +163,7 @@ void cli_tables_init(cli_tables *t, qs_metric m, int threads)
     robot_model_init(&t->model);
     robot_profile_builtin("default", &t->profile);
     t->objective = ROBOT_OBJ_MOVES;
-    t->optimal_size = QTAB_OPTIMAL_XL;
+    t->optimal_size = QTAB_OPTIMAL_DEFAULT;
 }
 
 int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
@@ -191,16 +191,18 @@ const qs_tables *cli_tables_get(cli_tables *t)
         qtab_options_default(&o);
         o.threads = t->threads;
         o.cancel = &cli_cancel;
-        /* Only an optimal solve needs the large or xl table: others
-         * would pay its 845 MB or 2.47 GB for nothing. */
+        /* Only an optimal solve needs the optimal tables: others would
+         * pay their gigabytes for nothing. */
         o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;
-        /* The robot optimum reads the distance tables only; the H48
-         * table has no robot form, so large+h48 is large there. */
-        o.robot = t->robot_medium ? QTAB_ROBOT_MEDIUM
-                  : (t->optimal_size &
-                     (QTAB_OPTIMAL_LARGE | QTAB_OPTIMAL_XL)) && !t->optimal
-                      ? QTAB_ROBOT_LARGE
-                      : QTAB_ROBOT_SMALL;
+        /* The robot optimum reads the distance tables only; otherwise
+         * the sizes chosen to save memory (small, h48, compact) take the
+         * robot set's small size, the others its large one. */
+        int saving = t->optimal_size == QTAB_OPTIMAL_SMALL ||
+                     t->optimal_size == QTAB_OPTIMAL_H48 ||
+                     t->optimal_size == QTAB_OPTIMAL_COMPACT;
+        o.robot = t->robot_medium           ? QTAB_ROBOT_MEDIUM
+                  : saving || t->optimal ? QTAB_ROBOT_SMALL
+                                            : QTAB_ROBOT_LARGE;
         double start = cli_now_ms();
         t->rc = qtab_open(t->metric, &o, &t->set);
         t->load_ms = cli_now_ms() - start;

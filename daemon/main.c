@@ -39,7 +39,7 @@ static void usage(FILE *out)
         "                        deadline_ms (default 600000; 0 = none)\n"
         "  --tables DIR          table directory (default: QUADSOLVE_TABLES or\n"
         "                        the cache directory)\n"
-        "  --optimal-tables small|large|xl|h48|large+h48|h48h7\n"
+        "  --optimal-tables small|large|xl|h48|large+h48|compact|h48h7\n"
         "                        tables of the optimal solver (requests with\n"
         "                        \"optimal\": true) in the htm and qtm sets:\n"
         "                        small (default, no extra memory; a random cube\n"
@@ -48,9 +48,11 @@ static void usage(FILE *out)
         "                        (htm: a 2.47 GB table instead of large, about\n"
         "                        1.7 times faster again; qtm: large), h48\n"
         "                        (htm only: the 173 MB H48 table instead),\n"
-        "                        large+h48 (both) or h48h7 (htm only: the\n"
-        "                        3.76 GB exact H48 table with edge\n"
-        "                        orientation instead; faster than xl)\n"
+        "                        large+h48 (both), compact (htm: a 211 MB set\n"
+        "                        of its own; qtm: small) or h48h7 (htm: a 3.80\n"
+        "                        GB set of its own with the exact H48 table,\n"
+        "                        2-3 times faster than xl; qtm: large); a set\n"
+        "                        of its own is held beside the two-phase one\n"
         "  --robot-tables small|medium|large\n"
         "                        tables of the robot search: large (default, a\n"
         "                        2.3 GB of move and corner-path tables more,\n"
@@ -241,13 +243,7 @@ int main(int argc, char **argv)
             int size = qtab_optimal_size_parse(t);
             if (size < 0)
                 die("--optimal-tables: '%s' is not small, large, xl, h48, "
-                    "large+h48 or h48h7", t);
-            /* One set per metric serves every request, and the compact
-             * set has no two-phase tables. */
-            if (size == QTAB_OPTIMAL_COMPACT)
-                die("--optimal-tables: compact serves optimal solves only "
-                    "(no two-phase tables); the daemon needs both: use h48 "
-                    "or large");
+                    "large+h48, compact or h48h7", t);
             cfg.optimal_tables = (qtab_optimal_size)size;
         } else if (strcmp(a, "--robot-tables") == 0) {
             const char *t = VALUE();

@@ -127,6 +127,10 @@ struct server {
     int stopping;
     table_state tables[QS_METRIC_COUNT];
     qtab_set *sets[QS_METRIC_COUNT];
+    /* the optimal requests' set where the optimal size has no two-phase
+     * tables (compact, h48h7: qtab_optimal_size_two_phase); else NULL and
+     * sets[m] serves them too */
+    qtab_set *optimal_sets[QS_METRIC_COUNT];
     char table_error[QS_METRIC_COUNT][128];
 
     pthread_mutex_t out_mu;
@@ -148,16 +152,23 @@ static int signal_pipe = -1; /* the only thing a signal handler touches */
 static qtab_optimal_size optimal_tables_held(const qtab_set *set)
 {
     const qs_tables *t = qtab_set_tables(set);
+    if (qs_tables_optimal_h48h7(t))
+        return QTAB_OPTIMAL_H48H7;
+    if (qs_tables_optimal_compact(t))
+        return QTAB_OPTIMAL_COMPACT;
     return (qtab_optimal_size)((qs_tables_optimal_large(t)
                                     ? QTAB_OPTIMAL_LARGE
                                     : 0) |
                                (qs_tables_optimal_h48(t) ? QTAB_OPTIMAL_H48
                                                          : 0) |
                                (qs_tables_optimal_xl(t) ? QTAB_OPTIMAL_XL
-                                                        : 0) |
-                               (qs_tables_optimal_h48h7(t)
-                                    ? QTAB_OPTIMAL_H48H7
-                                    : 0));
+                                                        : 0));
+}
+
+/* The set that serves metric m's optimal requests. */
+static const qtab_set *optimal_set(const server *s, int m)
+{
+    return s->optimal_sets[m] ? s->optimal_sets[m] : s->sets[m];
 }
 
 /* The robot set's size by the tables it holds (a set may lack a table its
@@ -430,32 +441,47 @@ static void *loader_main(void *arg)
         o.log_ctx = s;
         o.cancel = &s->loader_cancel;
         o.progress = 1;
-        /* Only the optimal solver's metrics have a choice of size. */
+        /* Only the optimal solver's metrics have a choice of size; a
+         * size without the two-phase tables gets a set of its own beside
+         * the small one, which serves the two-phase requests. */
+        qtab_optimal_size size = QTAB_OPTIMAL_SMALL;
         if (qsv_optimal_supported(m))
-            o.optimal = s->cfg->optimal_tables;
+            size = s->cfg->optimal_tables;
+        int split = !qtab_optimal_size_two_phase(m, size);
+        o.optimal = split ? QTAB_OPTIMAL_SMALL : size;
         o.robot = s->cfg->robot_tables;
         double t0 = now_ms();
         qlog_write(s->log, QLOG_INFO, "loading %s tables", qs_metric_name(m));
-        qtab_set *set = NULL;
+        qtab_set *set = NULL, *oset = NULL;
         int rc = atomic_load(&s->loader_cancel) ? QTAB_ERR_GENERATE
                                                 : qtab_open(m, &o, &set);
+        if (rc == QTAB_OK && split) {
+            o.optimal = size;
+            rc = atomic_load(&s->loader_cancel) ? QTAB_ERR_GENERATE
+                                                : qtab_open(m, &o, &oset);
+            if (rc != QTAB_OK) {
+                qtab_close(set);
+                set = NULL;
+            }
+        }
         pthread_mutex_lock(&s->mu);
         if (rc == QTAB_OK) {
             s->sets[m] = set;
+            s->optimal_sets[m] = oset;
             s->tables[m] = TABLES_READY;
             qlog_write(s->log, QLOG_INFO, "%s tables ready in %.0f ms",
                        qs_metric_name(m), now_ms() - t0);
-            /* The H48 and xl tables exist in HTM only: QTM sets never
-             * have them, and their xl size is the large set. */
+            /* The H48, xl and h48h7 tables exist in HTM only: QTM sets
+             * never have them, and their xl and h48h7 sizes are the
+             * large set. */
             int asked = (int)s->cfg->optimal_tables;
-            int wanted = m == QS_METRIC_HTM
-                             ? asked & (QTAB_OPTIMAL_LARGE_H48 |
-                                        QTAB_OPTIMAL_XL | QTAB_OPTIMAL_H48H7)
-                             : (asked & (QTAB_OPTIMAL_LARGE |
-                                         QTAB_OPTIMAL_XL))
-                                   ? QTAB_OPTIMAL_LARGE
-                                   : 0;
-            qtab_optimal_size held = optimal_tables_held(set);
+            int wanted = m == QS_METRIC_HTM ? asked
+                         : asked == QTAB_OPTIMAL_SMALL ||
+                                 asked == QTAB_OPTIMAL_H48 ||
+                                 asked == QTAB_OPTIMAL_COMPACT
+                             ? 0
+                             : QTAB_OPTIMAL_LARGE;
+            qtab_optimal_size held = optimal_tables_held(optimal_set(s, m));
             if (qsv_optimal_supported(m) && (wanted & ~(int)held))
                 qlog_write(s->log, QLOG_WARN,
                            "%s: --optimal-tables %s, but the set has only "
@@ -543,7 +569,8 @@ static char *run_job(server *s, job *j, qs_team *team, qsv_result *res)
             cut = left < want;
             req.time_ms = cut ? (left > 0 ? left : 1) : want;
         }
-        const qs_tables *t = qtab_set_tables(s->sets[req.metric]);
+        const qs_tables *t = qtab_set_tables(
+            req.optimal ? optimal_set(s, req.metric) : s->sets[req.metric]);
         rc = qsv_solve(t, &s->model, &req, s->cfg->threads, team,
                        &j->cancel, on_progress, j, res, &f);
         /* A client's cancel and a shutdown discard what the search found;
@@ -700,7 +727,7 @@ static char *status_reply(server *s, const char *id)
             s->tables[m] == TABLES_READY)
             cJSON_AddStringToObject(
                 optimal, qs_metric_name((qs_metric)m),
-                qtab_optimal_size_name(optimal_tables_held(s->sets[m])));
+                qtab_optimal_size_name(optimal_tables_held(optimal_set(s, m))));
     cJSON_AddItemToObject(o, "optimal_tables", optimal);
     /* The robot search's table size, once its set is ready. */
     if (s->cfg->metrics[QS_METRIC_ROBOT] &&
@@ -1551,8 +1578,10 @@ out:
             pthread_join(s->zap, NULL);
         zmq_ctx_term(s->zctx);
     }
-    for (int m = 0; m < QS_METRIC_COUNT; m++)
+    for (int m = 0; m < QS_METRIC_COUNT; m++) {
         qtab_close(s->sets[m]);
+        qtab_close(s->optimal_sets[m]);
+    }
     free(frame);
     free(s->running);
     free(s->workers);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The optimal solver's benchmark (docs/benchmarks.md, issue 6): solves the
 # first N cubes of a file optimally with 2 threads and the default
-# (xl) table, or the size SIZE names (e.g. SIZE=large),
+# tables (h48h7 in HTM, the large set in QTM), or the size SIZE names
+# (e.g. SIZE=xl),
 # one line per cube as it finishes, then quadsolve bench's summary (every
 # solution verified) and the peak memory of the run.
 # Usage: scripts/bench-optimal.sh [CUBES_FILE] [N] [METRIC]
@@ -16,5 +17,5 @@ file=${1:-../shared/bench/random-1k.txt}
 n=${2:-100}
 metric=${3:-htm}
 /usr/bin/time -f "peak RSS %M KiB, %e s wall, %U s user" \
-    "$build/cli/quadsolve" bench --optimal --table-size "${SIZE:-xl}" --threads 2 \
+    "$build/cli/quadsolve" bench --optimal --table-size "${SIZE:-h48h7}" --threads 2 \
     --metric "$metric" --limit "$n" "$file"

@@ -25,9 +25,9 @@ struct qsv_local {
     int size; /* QSV_TABLES_* */
     robot_model model;
     pthread_mutex_t mu; /* guards sets and rc during an open */
-    /* [metric][optimal request]: an optimal solve wants the large optimal
-     * table and no robot move table, a two-phase solve the reverse, as
-     * the CLI opens them. */
+    /* [metric][optimal request]: an optimal solve wants the optimal
+     * tables (solve --optimal's default size) and no robot move table, a
+     * two-phase solve the reverse, as the CLI opens them. */
     qtab_set *sets[QS_METRIC_COUNT][2];
     int rc[QS_METRIC_COUNT][2]; /* qtab_open's result; 1: not tried */
     qs_team *team; /* search threads kept between solves; shared by the
@@ -94,7 +94,7 @@ static const qs_tables *tables_for(qsv_local *l, const qsv_request *r,
          * tables only */
         static const qtab_robot_size robot_size[] = {
             QTAB_ROBOT_LARGE, QTAB_ROBOT_SMALL, QTAB_ROBOT_MEDIUM};
-        o.optimal = k && l->size == QSV_TABLES_LARGE ? QTAB_OPTIMAL_XL
+        o.optimal = k && l->size == QSV_TABLES_LARGE ? QTAB_OPTIMAL_DEFAULT
                                                      : QTAB_OPTIMAL_SMALL;
         o.robot = k ? QTAB_ROBOT_SMALL : robot_size[l->size];
         l->rc[m][k] = qtab_open((qs_metric)m, &o, &l->sets[m][k]);

@@ -36,7 +36,11 @@
  * distances come from a 2-bit table of them modulo 3, tracked from parent
  * to child like the large table's, so every child is made and read
  * (dfs_compact); the H48 table then cuts most of those that pass. It
- * holds a 17-move optimum search in about 211 MB instead of 740 MB.
+ * holds a 17-move optimum search in about 211 MB instead of 740 MB. The
+ * h48h7 set (the default) is built the same way around the exact table
+ * with edge orientation, and from base + 3 moves left dfs_compact hands
+ * over to the group search (dfs_h48x), as dfs_node does beside the
+ * two-phase tables.
  *
  * Both bounds gain one where all three axes agree (de Bondt's +1, see
  * usable(); the phase-1 one in HTM only): the last move of a solution
@@ -1572,13 +1576,19 @@ static void dfs_compact(worker *w, const onode *n, int togo, int canon,
     }
     uint32_t kquarter = 0;
     uint32_t cut = probe ? h48_cut(sh, kid, krest, probe, &kquarter) : 0;
-    for (int k = 0; k < keep && !w->halt; k++) {
+    /* with h48h7, the group search takes over as in dfs_node */
+    uint32_t xwhich = sh->h48x && rest <= sh->h48_max
+                          ? ~cut & (uint32_t)((1ull << keep) - 1)
+                          : 0;
+    for (int k = 0; k < keep && !xwhich && !w->halt; k++) {
         if (cut >> k & 1)
             continue;
         w->path[depth] = (qs_move)kmove[k];
         dfs_compact(w, &kid[k], rest, t->canon_next[kmove[k]], depth + 1,
                     kquarter >> k & 1);
     }
+    if (xwhich && !w->halt)
+        h48x_from(w, kid, kmove, xwhich, kquarter, rest, depth);
 }
 
 /* The child of n by move m and its lower bound; its phase-1 entries go to

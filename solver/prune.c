@@ -1723,8 +1723,9 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->kind = 21;
         info->entries = N_OPT_LARGE;
         info->bytes = N_OPT_LARGE / 4; /* N_TWIST * 24 * classes: even */
-        /* QTM has no extra-large table: its xl size is the large one. */
-        info->optional = m == QS_METRIC_QTM ? 1 | 8 : 1;
+        /* QTM has neither the extra-large table nor h48h7: its xl and
+         * h48h7 sizes are the large one. */
+        info->optional = m == QS_METRIC_QTM ? 1 | 8 | 16 : 1;
         return QS_OK;
     case BLOB_OPT_XL:
         if (m != QS_METRIC_HTM)

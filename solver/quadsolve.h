@@ -228,13 +228,15 @@ typedef struct {
                               the robot move table, bit 2 the optimal
                               solver's H48 table, bit 4 its compact
                               phase-1 table, bit 8 its extra-large
-                              table or (QS_BLOB_ROBOT_MEDIUM, in the robot
+                              table, bit 16 its exact H48 table with
+                              edge orientation (h48h7; in QTM the large
+                              table) or (QS_BLOB_ROBOT_MEDIUM, in the robot
                               set) the robot set's medium size, which
                               wants the corner-path table but not the
                               move table */
     int omit;              /* a required blob that some sizes leave out:
-                              their bits (the compact size, bit 4, has no
-                              two-phase tables) */
+                              their bits (the sizes with bit 4, compact
+                              and h48h7, have no two-phase tables) */
     int feeds;             /* bit j: generating blob j reads this one when
                               it was made in the same run (see
                               qs_blob_generate's `made`) */
@@ -277,9 +279,10 @@ int qs_tables_optimal_xl(const qs_tables *t);
 int qs_tables_optimal_h48(const qs_tables *t);
 /* Nonzero when that table is h48h7, the one with edge orientation. */
 int qs_tables_optimal_h48h7(const qs_tables *t);
-/* Nonzero when the set is the HTM set's compact optimal set (the H48
- * table and the 2-bit phase-1 table, without the two-phase tables): it
- * serves qs_solve_optimal only, and qs_solve returns QS_ERR_TABLES. */
+/* Nonzero when the set is one of the HTM set's optimal-only sets (an H48
+ * table, h48c1 in the compact set or h48h7, and the 2-bit phase-1 table,
+ * without the two-phase tables): it serves qs_solve_optimal only, and
+ * qs_solve returns QS_ERR_TABLES. */
 int qs_tables_optimal_compact(const qs_tables *t);
 /* Nonzero when a robot set holds its large move table (the optional blob
  * robot-phase1-moves), which robot_solve then prunes with. */

@@ -202,12 +202,24 @@ typedef enum {
                             minutes to generate once): the extra-large table
                             instead of the large one; in QTM it is the
                             large set */
-    QTAB_OPTIMAL_H48H7 = 16, /* the exact H48 table with 7 bits of edge
-                                orientation (HTM only, 3.76 GB, minutes to
-                                generate once) instead of the large and
-                                H48 ones, beside the small set; in QTM it
-                                is the small set */
+    QTAB_OPTIMAL_H48H7 = 20, /* the fastest (HTM only, 3.80 GB in all,
+                                minutes to generate once): the exact H48
+                                table with 7 bits of edge orientation
+                                (3.76 GB; bit 16) and, as in the compact
+                                set (bit 4), the 2-bit phase-1 table
+                                instead of the two-phase tables, so the
+                                set serves optimal solves only; in QTM
+                                it is the large set */
+    /* What solve --optimal uses when no size is given: at most 4 GB in
+     * memory (issue 16's bound for the default). */
+    QTAB_OPTIMAL_DEFAULT = QTAB_OPTIMAL_H48H7,
 } qtab_optimal_size;
+
+/* Nonzero when the set of metric m at size s holds the two-phase tables,
+ * so that it serves two-phase solves as well as optimal ones; zero for
+ * the sizes that replace them by the 2-bit phase-1 table (compact and
+ * h48h7 in HTM) and for a value that is no size. */
+int qtab_optimal_size_two_phase(qs_metric m, qtab_optimal_size s);
 
 /* The size called `name` on command lines ("small", "large", "h48",
  * "large+h48", "compact", "xl" or "h48h7"), or -1 when `name` is none of them (or
@@ -259,7 +271,8 @@ typedef struct {
                                   QTAB_OPTIMAL_H48, both with
                                   QTAB_OPTIMAL_LARGE_H48; the compact
                                   phase-1 table, and no two-phase tables
-                                  in HTM, with QTAB_OPTIMAL_COMPACT */
+                                  in HTM, with QTAB_OPTIMAL_COMPACT and
+                                  QTAB_OPTIMAL_H48H7 */
     qtab_robot_size robot;     /* the robot set's: the move table with
                                   QTAB_ROBOT_LARGE, the corner-path table
                                   with QTAB_ROBOT_LARGE or

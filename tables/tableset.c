@@ -267,8 +267,9 @@ const char *qtab_robot_size_name(qtab_robot_size s)
 
 /* Indexed by size; NULL where a value is no size. */
 static const char *const optimal_size_names[] = {
-    "small", "large", "h48", "large+h48", NULL, NULL, "compact", NULL, "xl",
-    NULL,    NULL,    NULL,  NULL,        NULL, NULL, NULL,      "h48h7"};
+    "small", "large", "h48", "large+h48", NULL, NULL,   "compact",
+    NULL,    "xl",    NULL,  NULL,        NULL, NULL,   NULL,
+    NULL,    NULL,    NULL,  NULL,        NULL, NULL,   "h48h7"};
 #define N_SIZE_VALUES \
     (int)(sizeof optimal_size_names / sizeof optimal_size_names[0])
 
@@ -288,6 +289,20 @@ int qtab_optimal_size_parse(const char *name)
 const char *qtab_optimal_size_name(qtab_optimal_size s)
 {
     return is_size((int)s) ? optimal_size_names[s] : "?";
+}
+
+int qtab_optimal_size_two_phase(qs_metric m, qtab_optimal_size s)
+{
+    if (!valid_metric(m) || !is_size((int)s))
+        return 0;
+    /* the two-phase tables are the required blobs a size may omit */
+    for (int i = 0; i < qs_blob_count(m); i++) {
+        qs_blob_info info;
+        if (qs_blob_describe(m, i, &info) == QS_OK && !info.optional &&
+            ((int)s & info.omit))
+            return 0;
+    }
+    return 1;
 }
 
 static int sizes_valid(const qtab_options *o)

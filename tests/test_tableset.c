@@ -211,11 +211,13 @@ static void test_optimal_size_names(void **state)
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)7), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)9), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)15), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)16), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)17), "?");
+    assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)21), "?");
     assert_string_equal(qtab_optimal_size_name((qtab_optimal_size)-1), "?");
     /* a value that is no size is refused before any table is touched */
-    const int no_size[] = {4, 5, 7, 9, 17, -1};
-    for (int k = 0; k < 6; k++) {
+    const int no_size[] = {4, 5, 7, 9, 16, 17, 21, -1};
+    for (int k = 0; k < 8; k++) {
         qtab_options o;
         qtab_options_default(&o);
         o.quiet = 1;
@@ -229,6 +231,57 @@ static void test_optimal_size_names(void **state)
         assert_int_equal(qtab_generate(QS_METRIC_HTM, &o, &st),
                          QTAB_ERR_ARGUMENT);
     }
+}
+
+/* Sums the bytes of the blobs a qtab_info run says the sizes use, and
+ * whether the phase-1 and h48h7 blobs are among them. */
+typedef struct {
+    uint64_t bytes;
+    int phase1, h48h7, large;
+} size_seen;
+
+static void sum_wanted(void *ctx, const qtab_blob_report *r)
+{
+    size_seen *s = ctx;
+    if (!r->wanted)
+        return;
+    s->bytes += r->expected.bytes;
+    s->phase1 |= strcmp(r->expected.name, "phase1") == 0;
+    s->h48h7 |= strcmp(r->expected.name, "h48h7") == 0;
+    s->large |= strcmp(r->expected.name, "optimal") == 0;
+}
+
+/* solve --optimal's default size: in HTM the h48h7 set, at most 4 GB in
+ * memory (issue 16's bound) and without the two-phase tables; in QTM
+ * the large set. Which sizes keep the two-phase tables. */
+static void test_default_optimal_size(void **state)
+{
+    (void)state;
+    assert_int_equal(QTAB_OPTIMAL_DEFAULT, QTAB_OPTIMAL_H48H7);
+    qtab_options o;
+    quiet_options(&o, 0);
+    o.optimal = QTAB_OPTIMAL_DEFAULT;
+    size_seen htm = {0, 0, 0, 0}, qtm = {0, 0, 0, 0};
+    /* the files need not exist: only what the size uses is summed */
+    qtab_info(QS_METRIC_HTM, &o, sum_wanted, &htm);
+    qtab_info(QS_METRIC_QTM, &o, sum_wanted, &qtm);
+    assert_true(htm.h48h7);
+    assert_false(htm.phase1);
+    assert_true(htm.bytes > 3700000000ull && htm.bytes <= 4000000000ull);
+    assert_true(qtm.large && qtm.phase1 && !qtm.h48h7);
+    assert_false(qtab_optimal_size_two_phase(QS_METRIC_HTM,
+                                             QTAB_OPTIMAL_H48H7));
+    assert_false(qtab_optimal_size_two_phase(QS_METRIC_HTM,
+                                             QTAB_OPTIMAL_COMPACT));
+    assert_true(qtab_optimal_size_two_phase(QS_METRIC_QTM,
+                                            QTAB_OPTIMAL_H48H7));
+    assert_true(qtab_optimal_size_two_phase(QS_METRIC_HTM, QTAB_OPTIMAL_XL));
+    assert_true(qtab_optimal_size_two_phase(QS_METRIC_HTM,
+                                            QTAB_OPTIMAL_SMALL));
+    assert_true(qtab_optimal_size_two_phase(QS_METRIC_ROBOT,
+                                            QTAB_OPTIMAL_SMALL));
+    assert_false(qtab_optimal_size_two_phase(QS_METRIC_HTM,
+                                             (qtab_optimal_size)16));
 }
 
 /* A set without the optional optimal tables is complete: info says
@@ -349,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_optimal_size_names),
         cmocka_unit_test(test_robot_size_names),
         cmocka_unit_test(test_optional_blob_absent),
+        cmocka_unit_test(test_default_optimal_size),
         cmocka_unit_test(test_info_by_size),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
