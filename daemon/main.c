@@ -51,7 +51,7 @@ static void usage(FILE *out)
         "                        large+h48 (both), compact (htm: a 211 MB set\n"
         "                        of its own; qtm: small) or h48h7 (htm: a 3.80\n"
         "                        GB set of its own with the exact H48 table,\n"
-        "                        2-3 times faster than xl; qtm: large); a set\n"
+        "                        about 3 times faster than xl; qtm: large); a set\n"
         "                        of its own is held beside the two-phase one\n"
         "  --robot-tables small|medium|large\n"
         "                        tables of the robot search: large (default, a\n"
