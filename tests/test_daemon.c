@@ -2196,6 +2196,25 @@ static void test_optimal_sigterm(void **state)
     free_cubes(cubes, 4);
 }
 
+/* The verified result of an HTM solve of facelets with the request's
+ * `extra` members (id `id`), failing the test on anything else. */
+static cJSON *htm_result(void *s, const char *id, const char *facelets,
+                         const char *extra, const char *scramble)
+{
+    char req[512];
+    snprintf(req, sizeof req,
+             "{\"id\":\"%s\",\"op\":\"solve\",\"facelets\":\"%s\","
+             "\"metric\":\"htm\",%s}",
+             id, facelets, extra);
+    send_str(s, req);
+    cJSON *o = final_reply(s, 300000);
+    assert_non_null(o);
+    if (strcmp(type_of(o), "result") != 0)
+        fail_msg("%s (%s): %s", scramble, extra, error_code(o));
+    verify_result(o, facelets, QS_METRIC_HTM);
+    return o;
+}
+
 /* A daemon started with --optimal-tables `size` serving HTM says so in
  * its status, its optima of two 13-move scrambles equal the in-process
  * ones, and it still serves two-phase solves (from a set of their own
@@ -2213,36 +2232,19 @@ static void check_daemon_optima(const char *size)
     uint64_t seed = 0x48c1u;
     cJSON *o;
     for (int i = 0; i < 2; i++) {
-        char scramble[128], facelets[55], req[512];
+        char scramble[128], facelets[55], id[32];
         make_scramble(&seed, 13, 0, scramble, sizeof scramble);
         scramble_facelets(scramble, facelets);
-        snprintf(req, sizeof req,
-                 "{\"id\":\"%s-%d\",\"op\":\"solve\",\"facelets\":\"%s\","
-                 "\"metric\":\"htm\",\"optimal\":true}",
-                 size, i, facelets);
-        send_str(s, req);
-        o = final_reply(s, 300000);
-        assert_non_null(o);
-        if (strcmp(type_of(o), "result") != 0)
-            fail_msg("%s: %s", scramble, error_code(o));
-        verify_result(o, facelets, QS_METRIC_HTM);
+        snprintf(id, sizeof id, "%s-%d", size, i);
+        o = htm_result(s, id, facelets, "\"optimal\":true", scramble);
         int len = length_of(cJSON_GetArrayItem(solutions_of(o), 0)),
             want = local_optimal(QS_METRIC_HTM, facelets, NULL);
         if (len != want)
             fail_msg("%s: daemon with %s %d, local %d", scramble, size,
                      len, want);
         cJSON_Delete(o);
-        snprintf(req, sizeof req,
-                 "{\"id\":\"%s-tp%d\",\"op\":\"solve\",\"facelets\":\"%s\","
-                 "\"metric\":\"htm\",\"time_ms\":20}",
-                 size, i, facelets);
-        send_str(s, req);
-        o = final_reply(s, 60000);
-        assert_non_null(o);
-        if (strcmp(type_of(o), "result") != 0)
-            fail_msg("%s, two-phase: %s", scramble, error_code(o));
-        verify_result(o, facelets, QS_METRIC_HTM);
-        cJSON_Delete(o);
+        snprintf(id, sizeof id, "%s-two-phase-%d", size, i);
+        cJSON_Delete(htm_result(s, id, facelets, "\"time_ms\":20", scramble));
     }
     zmq_close(s);
     assert_int_equal(stop_daemon(&d), 0);
