@@ -197,9 +197,7 @@ const qs_tables *cli_tables_get(cli_tables *t)
         /* The robot optimum reads the distance tables only; otherwise
          * the sizes chosen to save memory (small, h48, compact) take the
          * robot set's small size, the others its large one. */
-        int saving = t->optimal_size == QTAB_OPTIMAL_SMALL ||
-                     t->optimal_size == QTAB_OPTIMAL_H48 ||
-                     t->optimal_size == QTAB_OPTIMAL_COMPACT;
+        int saving = qtab_optimal_size_saving(t->optimal_size);
         o.robot = t->robot_medium           ? QTAB_ROBOT_MEDIUM
                   : saving || t->optimal ? QTAB_ROBOT_SMALL
                                             : QTAB_ROBOT_LARGE;

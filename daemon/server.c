@@ -476,9 +476,7 @@ static void *loader_main(void *arg)
              * large set. */
             int asked = (int)s->cfg->optimal_tables;
             int wanted = m == QS_METRIC_HTM ? asked
-                         : asked == QTAB_OPTIMAL_SMALL ||
-                                 asked == QTAB_OPTIMAL_H48 ||
-                                 asked == QTAB_OPTIMAL_COMPACT
+                         : qtab_optimal_size_saving(s->cfg->optimal_tables)
                              ? 0
                              : QTAB_OPTIMAL_LARGE;
             qtab_optimal_size held = optimal_tables_held(optimal_set(s, m));

@@ -221,6 +221,11 @@ typedef enum {
  * h48h7 in HTM) and for a value that is no size. */
 int qtab_optimal_size_two_phase(qs_metric m, qtab_optimal_size s);
 
+/* Nonzero for the sizes chosen to save memory (small, h48 and compact):
+ * those whose QTM set is the small one, without the large table; zero
+ * for the others and for a value that is no size. */
+int qtab_optimal_size_saving(qtab_optimal_size s);
+
 /* The size called `name` on command lines ("small", "large", "h48",
  * "large+h48", "compact", "xl" or "h48h7"), or -1 when `name` is none of them (or
  * NULL). */

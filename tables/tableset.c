@@ -305,6 +305,22 @@ int qtab_optimal_size_two_phase(qs_metric m, qtab_optimal_size s)
     return 1;
 }
 
+int qtab_optimal_size_saving(qtab_optimal_size s)
+{
+    if (!is_size((int)s))
+        return 0;
+    /* QTM's optional blobs are its large table, which every size but
+     * these wants (qs_blob_info.optional: the bits of the sizes that
+     * want a blob) */
+    for (int i = 0; i < qs_blob_count(QS_METRIC_QTM); i++) {
+        qs_blob_info info;
+        if (qs_blob_describe(QS_METRIC_QTM, i, &info) == QS_OK &&
+            ((int)s & info.optional))
+            return 0;
+    }
+    return 1;
+}
+
 static int sizes_valid(const qtab_options *o)
 {
     return is_size((int)o->optimal) &&

@@ -284,6 +284,33 @@ static void test_default_optimal_size(void **state)
                                              (qtab_optimal_size)16));
 }
 
+/* The sizes that save memory are small, h48 and compact, and they are
+ * exactly those whose QTM set leaves out the large table. */
+static void test_saving_sizes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int saving;
+    } sizes[] = {{"small", 1}, {"h48", 1},       {"compact", 1},
+                 {"large", 0}, {"large+h48", 0}, {"xl", 0},
+                 {"h48h7", 0}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int s = qtab_optimal_size_parse(sizes[i].name);
+        assert_true(s >= 0);
+        assert_int_equal(qtab_optimal_size_saving((qtab_optimal_size)s),
+                         sizes[i].saving);
+        qtab_options o;
+        quiet_options(&o, 0);
+        o.optimal = (qtab_optimal_size)s;
+        size_seen qtm = {0, 0, 0, 0};
+        qtab_info(QS_METRIC_QTM, &o, sum_wanted, &qtm);
+        assert_int_equal(qtm.large, !sizes[i].saving);
+    }
+    assert_false(qtab_optimal_size_saving((qtab_optimal_size)5));
+    assert_false(qtab_optimal_size_saving((qtab_optimal_size)-1));
+}
+
 /* A set without the optional optimal tables is complete: info says
  * so, lists those blobs as absent, and a default open neither needs nor
  * generates it. */
@@ -403,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_robot_size_names),
         cmocka_unit_test(test_optional_blob_absent),
         cmocka_unit_test(test_default_optimal_size),
+        cmocka_unit_test(test_saving_sizes),
         cmocka_unit_test(test_info_by_size),
         cmocka_unit_test(test_damaged_payload),
         cmocka_unit_test(test_truncated_and_header),
