@@ -368,6 +368,7 @@ static int orientation_tables(qs_h48 *x, const qs_cube sym[48])
         for (int q = 0; q < 12; q++)
             eo |= (unsigned)c.eo[q] << q;
         x->eo_of_flip[f] = (uint16_t)eo;
+        x->flip_of_eo[eo & 0x7ff] = (uint16_t)f;
     }
     for (int s = 0; s < 48; s++) {
         const qs_cube *sy = &sym[s], *si = &sym[x->sym_inv[s]];

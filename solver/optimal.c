@@ -585,10 +585,18 @@ static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
     __builtin_prefetch(&blob[H48_HEADER + (p->idx >> 2)]);
 }
 
-static inline int hp_bound(const qs_h48 *x, const uint8_t *blob,
-                           const hprobe *p)
+/* The probe's bound. Where its entry says only "at most base", the
+ * edges' own distance (the edge table, where the set has it) says more
+ * than esep's alone whenever edges are flipped. */
+static inline int hp_bound(const qs_tables *t, const hprobe *p)
 {
-    return h48_bound(x, blob, p->idx, p->cls, p->esep);
+    const qs_h48 *x = t->h48;
+    const uint8_t *edges = x->h > 0 ? t->opt_edges : NULL;
+    if (edges == NULL || h48_value(t->h48_blob, p->idx) != 0)
+        return h48_bound(x, t->h48_blob, p->idx, p->cls, p->esep);
+    int a = x->class_dist[p->cls];
+    int b = edges_value(edges, (uint64_t)p->esep * 2048 + (p->eo & 0x7ff));
+    return a > b ? a : b;
 }
 
 /* The H48 bound of n and of its inverse, at once (roots and jobs). */
@@ -600,7 +608,7 @@ static inline int h48_node_bound(const qs_tables *t, const qs_h48 *h48,
     hp_start_inverse(h48, &b, n);
     hp_locate(h48, t->h48_blob, &a);
     hp_locate(h48, t->h48_blob, &b);
-    int da = hp_bound(h48, t->h48_blob, &a), db = hp_bound(h48, t->h48_blob, &b);
+    int da = hp_bound(t, &a), db = hp_bound(t, &b);
     return da > db ? da : db;
 }
 
@@ -616,10 +624,12 @@ static inline int h48_useful(const shared *sh, int rest)
  * moves left; *tight (unless NULL) gets those exactly at it. Each step
  * is taken for all of them before the next (coordinates, entries
  * located, entries read), so that their memory reads overlap. */
-static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
-                                const onode *kid, const int *rest,
-                                uint32_t want, int inverse, uint32_t *tight)
+static inline uint32_t h48_pass(const qs_tables *t, const onode *kid,
+                                const int *rest, uint32_t want, int inverse,
+                                uint32_t *tight)
 {
+    const qs_h48 *x = t->h48;
+    const uint8_t *blob = t->h48_blob;
     hprobe p[18];
     uint32_t cut = 0;
     for (uint32_t b = want; b; b &= b - 1) {
@@ -633,7 +643,7 @@ static inline uint32_t h48_pass(const qs_h48 *x, const uint8_t *blob,
         hp_locate(x, blob, &p[__builtin_ctz(b)]);
     for (uint32_t b = want; b; b &= b - 1) {
         int k = __builtin_ctz(b);
-        int h = hp_bound(x, blob, &p[k]);
+        int h = hp_bound(t, &p[k]);
         cut |= (uint32_t)(h > rest[k]) << k;
         if (tight)
             *tight |= (uint32_t)(h == rest[k]) << k;
@@ -657,13 +667,11 @@ static inline uint32_t h48_cut(const shared *sh, const onode *kid,
                                const int *rest, uint32_t want,
                                uint32_t *quarter)
 {
-    const qs_h48 *x = sh->h48;
-    const uint8_t *blob = sh->t->h48_blob;
     /* A tight own bound would say only that the last move is a quarter
      * turn, which the final solved test covers at no cost. */
-    uint32_t cut = h48_pass(x, blob, kid, rest, want, 0, NULL);
+    uint32_t cut = h48_pass(sh->t, kid, rest, want, 0, NULL);
     *quarter = 0;
-    cut |= h48_pass(x, blob, kid, rest, want & ~cut, 1, quarter);
+    cut |= h48_pass(sh->t, kid, rest, want & ~cut, 1, quarter);
     *quarter &= ~cut;
     return cut;
 }
@@ -1094,7 +1102,7 @@ static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
     hp_locate_all(x, blob, p, nk);
     kept = 0;
     for (int k = 0; k < nk; k++)
-        if (hp_bound(x, blob, &p[k]) <= rest)
+        if (hp_bound(t, &p[k]) <= rest)
             kid[kept++] = kid[k];
     /* the inverse's entries of those that pass */
     for (int k = 0; k < kept; k++) {
@@ -1106,7 +1114,7 @@ static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
     nk = kept;
     kept = 0;
     for (int k = 0; k < nk; k++) {
-        int h = hp_bound(x, blob, &p[k]);
+        int h = hp_bound(t, &p[k]);
         if (h > rest)
             continue;
         kid[k].canon = t->canon_next[kid[k].move];

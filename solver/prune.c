@@ -1581,6 +1581,51 @@ static void *h48x_worker(void *arg)
     return NULL;
 }
 
+/* ---- the edge table (BLOB_EDGES): esep * 2048 + orientation of the
+ * edges at positions 0..10, moved through the flip coordinate */
+
+static int edges_children(const space *sp, uint64_t idx, uint64_t *child,
+                          uint8_t *cost, child_memo *memo)
+{
+    (void)memo;
+    const qs_tables *t = sp->t;
+    const qs_h48 *x = sp->h48;
+    int esep = (int)(idx / 2048), flip = x->flip_of_eo[idx % 2048];
+    const uint16_t *frow = move_row(t, t->flip_move, flip);
+    for (int m = 0; m < t->n_moves; m++) {
+        child[m] = (uint64_t)x->esep_move[esep][m] * 2048 +
+                   (x->eo_of_flip[frow[m]] & 0x7ff);
+        cost[m] = 1;
+    }
+    return t->n_moves;
+}
+
+static int no_equivalents(const space *sp, uint64_t idx, uint64_t *out)
+{
+    (void)sp;
+    (void)idx;
+    (void)out;
+    return 0;
+}
+
+static int generate_edges(const qs_tables *t, uint8_t *buf, int threads,
+                          bfs_job *job)
+{
+    /* h = 1: the orientation lookups exist only with orientation bits */
+    qs_h48 *x;
+    int err = qs_h48_create(t, 1, 0, &x);
+    if (err)
+        return err;
+    /* every entry is within 11 moves (measured); a nibble holds 15 */
+    space sp = {t, N_EDGES_OPT, 15, edges_children, no_equivalents, x};
+    qs_cube solved;
+    qs_cube_solved(&solved);
+    err = generate_nibbles(&sp, (uint64_t)qs_h48_esep(x, &solved) * 2048,
+                           buf, threads, job);
+    qs_h48_free(x);
+    return err;
+}
+
 static int generate_h48x(const qs_tables *t, int h, int level, int base,
                          int endgame, uint8_t *buf, int threads,
                          bfs_job *job)
@@ -1637,7 +1682,7 @@ int qs_blob_count(qs_metric m)
     /* The optimal solver's corner table exists where it is searched; the
      * H48 table in HTM only, so far. */
     if (m == QS_METRIC_HTM)
-        return BLOB_COUNT + 6;
+        return BLOB_COUNT + 7;
     if (m == QS_METRIC_QTM)
         return BLOB_COUNT + 2;
     /* The robot set's move and corner-path tables are optional
@@ -1758,6 +1803,15 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         info->bytes = H48_HEADER + info->entries / 4;
         info->optional = 16;
         return QS_OK;
+    case BLOB_EDGES:
+        if (m != QS_METRIC_HTM)
+            return QS_ERR_ARGUMENT;
+        info->name = "edges";
+        info->kind = 28;
+        info->entries = N_EDGES_OPT;
+        info->bytes = N_EDGES_OPT / 2;
+        info->optional = 16; /* with h48h7, whose bound it completes */
+        return QS_OK;
     case BLOB_P1M3:
         if (m != QS_METRIC_HTM)
             return QS_ERR_ARGUMENT;
@@ -1814,6 +1868,8 @@ int qs_blob_generate(qs_metric m, int i, void *buf, int threads,
                                 H48X_ENDGAME, buf, threads, &job);
         else if (i == BLOB_P1M3)
             err = generate_p1m3(t, buf, threads, &job);
+        else if (i == BLOB_EDGES)
+            err = generate_edges(t, buf, threads, &job);
         else
             err = generate_opt_large(t, i == BLOB_OPT_XL, buf, threads, &job);
         pthread_mutex_destroy(&job.progress_lock);

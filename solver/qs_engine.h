@@ -347,6 +347,23 @@ enum {
  * (the H48 table beside it, no two-phase tables) reads every child. */
 enum { BLOB_P1M3 = 5 };
 
+/* The optimal solver's edge table (HTM only, optional blob index
+ * BLOB_EDGES, qs_blob_info.optional 16, 35.5 MB): for every set of
+ * places of the three slices' edges (the H48 esep, 34,650 values) and
+ * orientation of the edges at positions 0..10 (bit q for position q),
+ * the exact distance to "every edge in its own slice and oriented", a
+ * nibble per entry at esep * 2048 + orientation, the first of each byte in
+ * its low bits. It goes with the exact H48 table: where an entry of that
+ * says only "at most base", its fallback knew nothing of the edges'
+ * orientation, and read 0 for the superflip (see docs/optimal.md). */
+enum { BLOB_EDGES = 8 };
+#define N_EDGES_OPT ((uint64_t)34650 * 2048)
+
+static inline int edges_value(const uint8_t *tab, uint64_t i)
+{
+    return tab[i >> 1] >> ((i & 1) * 4) & 15;
+}
+
 /* The optimal solver's extra-large table (HTM only, optional blob index
  * BLOB_OPT_XL, qs_blob_info.optional 8): BLOB_OPT_LARGE with the places of
  * the U-layer corners (csplit, 70 values) in the slice order's stead, so
@@ -551,6 +568,8 @@ struct qs_tables {
                                   per entry, see BLOB_P1M3 */
     const uint8_t *opt_xl;     /* optional blob, NULL when not loaded: 2 bits
                                   per entry, see BLOB_OPT_XL */
+    const uint8_t *opt_edges;  /* optional blob, NULL when not loaded: a
+                                  nibble per entry, see BLOB_EDGES */
     const uint16_t *rphase1;   /* robot blobs, see below */
     const uint32_t *rphase2;
     const robot_p1x *rphase1x; /* optional blob, NULL when not loaded */

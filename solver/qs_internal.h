@@ -96,7 +96,8 @@ typedef struct qs_h48 {
     uint32_t *esep_slices;             /* [H48_N_ESEP] bit q: the cubie at
                                           position q is an E-slice edge;
                                           bit 12 + q: an M-slice edge */
-    uint16_t eo_of_flip[2048];         /* qs_coord_flip -> eo12 */
+    uint16_t eo_of_flip[2048];
+    uint16_t flip_of_eo[2048];         /* eo12 & 0x7ff -> qs_coord_flip */         /* qs_coord_flip -> eo12 */
     uint16_t eo_lut[48][2][64];
     uint16_t eo_const[48];
     uint8_t eo_flip[48];               /* bit 0: E edges flip, 1: M, 2: S */

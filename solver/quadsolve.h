@@ -214,7 +214,7 @@ typedef struct qs_tables qs_tables;
  * concurrently for the same generation. */
 typedef void (*qs_progress_fn)(void *ctx, double fraction);
 
-#define QS_BLOB_MAX 8
+#define QS_BLOB_MAX 9
 #define QS_BLOB_ROBOT_MEDIUM 8
 
 typedef struct {

@@ -696,6 +696,7 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         if (m == QS_METRIC_HTM) {
             t->opt_p1m3 = blobs[BLOB_P1M3]; /* optional: may be NULL */
             t->opt_xl = blobs[BLOB_OPT_XL];   /* optional: may be NULL */
+            t->opt_edges = blobs[BLOB_EDGES]; /* optional: may be NULL */
         }
         /* the exact table with edge orientation, where the set has it,
          * instead of the H48 table without */

@@ -1103,6 +1103,101 @@ static void test_phase1_mod3(void **state)
     qtab_close(set);
 }
 
+/* ---- the edge table (BLOB_EDGES): esep and the orientation of the
+ * edges at positions 0..10 */
+
+static uint64_t edges_key(const qs_h48 *x, const qs_cube *c)
+{
+    uint64_t eo = 0;
+    for (int q = 0; q < 11; q++)
+        eo |= (uint64_t)c->eo[q] << q;
+    return (uint64_t)qs_h48_esep(x, c) * 2048 + eo;
+}
+
+/* Every move sequence of at most `left` more moves (no face twice in a
+ * row) from c, each state's least depth into map. */
+static void edges_walk(state_map *map, const qs_h48 *x, const qs_cube *c,
+                       int depth, int left, int last_face)
+{
+    map_lower(map, edges_key(x, c), depth);
+    if (left == 0)
+        return;
+    for (int m = 0; m < 18; m++) {
+        if (m / 3 == last_face)
+            continue;
+        qs_cube k = *c;
+        qs_cube_apply_move(&k, (qs_move)m);
+        edges_walk(map, x, &k, depth + 1, left - 1, m / 3);
+    }
+}
+
+static void test_edge_table(void **state)
+{
+    (void)state;
+    qs_blob_info info;
+    assert_int_equal(qs_blob_describe(QS_METRIC_HTM, BLOB_EDGES, &info),
+                     QS_OK);
+    assert_string_equal(info.name, "edges");
+    assert_int_equal(info.optional, 16); /* the h48h7 size's */
+    assert_int_equal(qs_blob_describe(QS_METRIC_QTM, BLOB_EDGES, &info),
+                     QS_ERR_ARGUMENT);
+    uint8_t *tab = malloc(N_EDGES_OPT / 2);
+    assert_non_null(tab);
+    assert_int_equal(qs_blob_generate(QS_METRIC_HTM, BLOB_EDGES, tab, 2,
+                                      NULL, NULL, NULL, NULL),
+                     QS_OK);
+    qtab_set *set = test_open_tables(QS_METRIC_HTM);
+    const qs_tables *t = qtab_set_tables(set);
+    qs_h48 *x;
+    assert_int_equal(qs_h48_create(t, 0, 0, &x), QS_OK);
+
+    /* The truth within 6 moves, from the cube model's own moves: exactly
+     * the least depth of every state reached. */
+    state_map map;
+    map_init(&map, 22);
+    qs_cube c;
+    qs_cube_solved(&c);
+    edges_walk(&map, x, &c, 0, 6, -1);
+    uint64_t checked = 0;
+    for (uint64_t i = 0; i <= map.mask; i++) {
+        if (map.keys[i] == EMPTY_KEY)
+            continue;
+        assert_int_equal(edges_value(tab, map.keys[i] - 1), map.dist[i]);
+        checked++;
+    }
+    assert_true(checked > 1000000);
+    map_free(&map);
+
+    /* Every entry is reached, and none is farther than 11 moves; the
+     * superflip is (all edges flipped, every edge home). */
+    int most = 0;
+    for (uint64_t i = 0; i < N_EDGES_OPT; i++)
+        if (edges_value(tab, i) > most)
+            most = edges_value(tab, i);
+    assert_int_equal(most, 11);
+    qs_cube_solved(&c);
+    for (int q = 0; q < 12; q++)
+        c.eo[q] = 1;
+    assert_int_equal(edges_value(tab, edges_key(x, &c)), 11);
+
+    /* A lower bound beyond the radius: never above a scramble's length. */
+    uint64_t rng = 0x5eed;
+    for (int k = 0; k < 20000; k++) {
+        qs_cube_solved(&c);
+        int n = 7 + k % 8;
+        for (int j = 0; j < n; j++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            qs_cube_apply_move(&c, (qs_move)((rng >> 33) % 18));
+        }
+        assert_true(edges_value(tab, edges_key(x, &c)) <= n);
+    }
+    print_message("edges: %llu states within 6 moves checked\n",
+                  (unsigned long long)checked);
+    qs_h48_free(x);
+    qtab_close(set);
+    free(tab);
+}
+
 /* ---- the optimal solver's extra-large table (BLOB_OPT_XL)
  * key = p1_key * 70 + csplit: the raw coordinates of its goal */
 
@@ -1195,6 +1290,7 @@ int main(void)
         cmocka_unit_test(test_h48_exact),
         cmocka_unit_test(test_phase1_mod3),
         cmocka_unit_test(test_xl_table),
+        cmocka_unit_test(test_edge_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

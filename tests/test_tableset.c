@@ -234,10 +234,10 @@ static void test_optimal_size_names(void **state)
 }
 
 /* Sums the bytes of the blobs a qtab_info run says the sizes use, and
- * whether the phase-1 and h48h7 blobs are among them. */
+ * whether the phase-1, h48h7, large and edge blobs are among them. */
 typedef struct {
     uint64_t bytes;
-    int phase1, h48h7, large;
+    int phase1, h48h7, large, edges;
 } size_seen;
 
 static void sum_wanted(void *ctx, const qtab_blob_report *r)
@@ -249,6 +249,7 @@ static void sum_wanted(void *ctx, const qtab_blob_report *r)
     s->phase1 |= strcmp(r->expected.name, "phase1") == 0;
     s->h48h7 |= strcmp(r->expected.name, "h48h7") == 0;
     s->large |= strcmp(r->expected.name, "optimal") == 0;
+    s->edges |= strcmp(r->expected.name, "edges") == 0;
 }
 
 /* solve --optimal's default size: in HTM the h48h7 set, at most 4 GB in
@@ -261,14 +262,15 @@ static void test_default_optimal_size(void **state)
     qtab_options o;
     quiet_options(&o, 0);
     o.optimal = QTAB_OPTIMAL_DEFAULT;
-    size_seen htm = {0, 0, 0, 0}, qtm = {0, 0, 0, 0};
+    size_seen htm = {0, 0, 0, 0, 0}, qtm = {0, 0, 0, 0, 0};
     /* the files need not exist: only what the size uses is summed */
     qtab_info(QS_METRIC_HTM, &o, sum_wanted, &htm);
     qtab_info(QS_METRIC_QTM, &o, sum_wanted, &qtm);
     assert_true(htm.h48h7);
+    assert_true(htm.edges);
     assert_false(htm.phase1);
     assert_true(htm.bytes > 3700000000ull && htm.bytes <= 4000000000ull);
-    assert_true(qtm.large && qtm.phase1 && !qtm.h48h7);
+    assert_true(qtm.large && qtm.phase1 && !qtm.h48h7 && !qtm.edges);
     assert_false(qtab_optimal_size_two_phase(QS_METRIC_HTM,
                                              QTAB_OPTIMAL_H48H7));
     assert_false(qtab_optimal_size_two_phase(QS_METRIC_HTM,
@@ -303,7 +305,7 @@ static void test_saving_sizes(void **state)
         qtab_options o;
         quiet_options(&o, 0);
         o.optimal = (qtab_optimal_size)s;
-        size_seen qtm = {0, 0, 0, 0};
+        size_seen qtm = {0, 0, 0, 0, 0};
         qtab_info(QS_METRIC_QTM, &o, sum_wanted, &qtm);
         assert_int_equal(qtm.large, !sizes[i].saving);
     }
@@ -324,8 +326,8 @@ static void test_optional_blob_absent(void **state)
                      QTAB_OK);
     assert_int_equal(seen.reports, qs_blob_count(QS_METRIC_HTM));
     /* the large table, the H48 table, the compact phase-1 table, the
-     * extra-large table and h48h7 */
-    assert_int_equal(seen.optional_absent, 5);
+     * extra-large table, h48h7 and the edge table */
+    assert_int_equal(seen.optional_absent, 6);
     assert_int_equal(seen.optional_absent,
                      qs_blob_count(QS_METRIC_HTM) - required_blobs());
     assert_int_equal(seen.wanted, required_blobs());
