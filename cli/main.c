@@ -55,7 +55,7 @@ void cli_usage(FILE *out)
         "                       line each as found, commuting opposite-face\n"
         "                       pairs once, in parentheses: \"(U D') R2\"\n"
         "    --table-size S     the tables' size: for --optimal in HTM,\n"
-        "                       h48h7 (default; 3.80 GB in all, generated\n"
+        "                       h48h7 (default; 3.84 GB in all, generated\n"
         "                       once in about four minutes; the exact H48\n"
         "                       table with edge orientation), xl (2.47 GB\n"
         "                       beside the two-phase tables), large (845 MB\n"

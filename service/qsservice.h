@@ -254,7 +254,7 @@ typedef struct qsv_local qsv_local;
 enum {
     QSV_TABLES_LARGE = 0,  /* the robot move and corner-path tables, and the
                               optimal solver's default tables (HTM: the
-                              h48h7 set, 3.80 GB; QTM: the large one) */
+                              h48h7 set, 3.84 GB; QTM: the large one) */
     QSV_TABLES_SMALL = 1,  /* the small robot set (734 MB instead of 3.03
                               GB) and the small optimal bound, for small
                               machines */

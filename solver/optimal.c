@@ -40,7 +40,8 @@
  * h48h7 set (the default) is built the same way around the exact table
  * with edge orientation, and from base + 3 moves left dfs_compact hands
  * over to the group search (dfs_h48x), as dfs_node does beside the
- * two-phase tables.
+ * two-phase tables. Its entries that say only "at most base" fall back
+ * on the edge table (hp_bound), without which the superflip's read 0.
  *
  * Both bounds gain one where all three axes agree (de Bondt's +1, see
  * usable(); the phase-1 one in HTM only): the last move of a solution

@@ -221,7 +221,9 @@ int qs_h48_generate(const qs_tables *t, int h, int level, int base,
  * bits per index, four indices per byte, the first in the low bits.
  * Value v > 0 says the distance to the goal is base + v (3: at least
  * base + 3); v = 0 says at most base, and the bound is then the larger of
- * the exact distances of the corners' class and of esep alone. */
+ * the exact distances of the corners' class and of esep alone (or, where
+ * the set has the edge table, BLOB_EDGES, of esep with the edges'
+ * orientation: the optimal search's hp_bound). */
 #define H48_MAGIC 0x54383448u /* "H48T" */
 #define H48_HEADER 64
 #define H48_HDR_H 4

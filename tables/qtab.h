@@ -202,7 +202,7 @@ typedef enum {
                             minutes to generate once): the extra-large table
                             instead of the large one; in QTM it is the
                             large set */
-    QTAB_OPTIMAL_H48H7 = 20, /* the fastest (HTM only, 3.80 GB in all,
+    QTAB_OPTIMAL_H48H7 = 20, /* the fastest (HTM only, 3.84 GB in all,
                                 minutes to generate once): the exact H48
                                 table with 7 bits of edge orientation
                                 (3.76 GB; bit 16) and, as in the compact

@@ -93,7 +93,7 @@ class Solver:
     tables: the table directory (default $QUADSOLVE_TABLES, else
     ~/.cache/quadsolve). threads: search and table-generation threads (0:
     the library's defaults). table_size: "large" (default: the fastest
-    sets, with the optimal solver's 3.80 GB h48h7 set in HTM), "medium"
+    sets, with the optimal solver's 3.84 GB h48h7 set in HTM), "medium"
     (the 771 MB robot set, for a 2 GB Raspberry Pi) or "small" (the 734 MB
     robot set, for a 1 GB one; see docs/raspberry-pi.md)."""
 
