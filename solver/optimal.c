@@ -588,16 +588,13 @@ static inline void hp_locate(const qs_h48 *x, const uint8_t *blob,
 
 /* The probe's bound. Where its entry says only "at most base", the
  * edges' own distance (the edge table, where the set has it) says more
- * than esep's alone whenever edges are flipped. */
+ * than esep's alone whenever edges are flipped; a probe carries the
+ * orientation only with h > 0. */
 static inline int hp_bound(const qs_tables *t, const hprobe *p)
 {
     const qs_h48 *x = t->h48;
-    const uint8_t *edges = x->h > 0 ? t->opt_edges : NULL;
-    if (edges == NULL || h48_value(t->h48_blob, p->idx) != 0)
-        return h48_bound(x, t->h48_blob, p->idx, p->cls, p->esep);
-    int a = x->class_dist[p->cls];
-    int b = edges_value(edges, (uint64_t)p->esep * 2048 + (p->eo & 0x7ff));
-    return a > b ? a : b;
+    return h48_bound(x, t->h48_blob, p->idx, p->cls, p->esep,
+                     x->h > 0 ? t->opt_edges : NULL, p->eo);
 }
 
 /* The H48 bound of n and of its inverse, at once (roots and jobs). */

@@ -1593,8 +1593,7 @@ static int edges_children(const space *sp, uint64_t idx, uint64_t *child,
     int esep = (int)(idx / 2048), flip = x->flip_of_eo[idx % 2048];
     const uint16_t *frow = move_row(t, t->flip_move, flip);
     for (int m = 0; m < t->n_moves; m++) {
-        child[m] = (uint64_t)x->esep_move[esep][m] * 2048 +
-                   (x->eo_of_flip[frow[m]] & 0x7ff);
+        child[m] = edges_index(x->esep_move[esep][m], x->eo_of_flip[frow[m]]);
         cost[m] = 1;
     }
     return t->n_moves;
@@ -1620,7 +1619,7 @@ static int generate_edges(const qs_tables *t, uint8_t *buf, int threads,
     space sp = {t, N_EDGES_OPT, 15, edges_children, no_equivalents, x};
     qs_cube solved;
     qs_cube_solved(&solved);
-    err = generate_nibbles(&sp, (uint64_t)qs_h48_esep(x, &solved) * 2048,
+    err = generate_nibbles(&sp, edges_index(qs_h48_esep(x, &solved), 0),
                            buf, threads, job);
     qs_h48_free(x);
     return err;

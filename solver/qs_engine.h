@@ -359,6 +359,13 @@ enum { BLOB_P1M3 = 5 };
 enum { BLOB_EDGES = 8 };
 #define N_EDGES_OPT ((uint64_t)34650 * 2048)
 
+/* The entry of esep and orientation eo12 (bit q for position q; the
+ * twelfth follows from the others). */
+static inline uint64_t edges_index(int esep, unsigned eo12)
+{
+    return (uint64_t)esep * 2048 + (eo12 & 0x7ff);
+}
+
 static inline int edges_value(const uint8_t *tab, uint64_t i)
 {
     return tab[i >> 1] >> ((i & 1) * 4) & 15;

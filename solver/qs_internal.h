@@ -96,8 +96,8 @@ typedef struct qs_h48 {
     uint32_t *esep_slices;             /* [H48_N_ESEP] bit q: the cubie at
                                           position q is an E-slice edge;
                                           bit 12 + q: an M-slice edge */
-    uint16_t eo_of_flip[2048];
-    uint16_t flip_of_eo[2048];         /* eo12 & 0x7ff -> qs_coord_flip */         /* qs_coord_flip -> eo12 */
+    uint16_t eo_of_flip[2048];         /* qs_coord_flip -> eo12 */
+    uint16_t flip_of_eo[2048];         /* eo12 & 0x7ff -> qs_coord_flip */
     uint16_t eo_lut[48][2][64];
     uint16_t eo_const[48];
     uint8_t eo_flip[48];               /* bit 0: E edges flip, 1: M, 2: S */
@@ -241,14 +241,18 @@ static inline int h48_value(const uint8_t *blob, uint64_t i)
 }
 
 /* The lower bound an entry gives: cls and esep (the raw, unconjugated
- * edge coordinate) feed the fallback of value 0. */
+ * edge coordinate) feed the fallback of value 0, and with the edge table
+ * (edges, or NULL) the position's orientation eo12 too. */
 static inline int h48_bound(const qs_h48 *x, const uint8_t *blob, uint64_t i,
-                            int cls, int esep)
+                            int cls, int esep, const uint8_t *edges,
+                            unsigned eo12)
 {
     int v = h48_value(blob, i);
     if (v)
         return blob[H48_HDR_BASE] + v;
-    int a = x->class_dist[cls], b = x->esep_dist[esep];
+    int a = x->class_dist[cls];
+    int b = edges ? edges_value(edges, edges_index(esep, eo12))
+                  : x->esep_dist[esep];
     return a > b ? a : b;
 }
 

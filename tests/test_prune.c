@@ -954,7 +954,7 @@ static void test_h48_table(void **state)
         uint32_t cs = (uint32_t)(key / H48_N_ESEP);
         int es = (int)(key % H48_N_ESEP);
         uint64_t idx = h48_index(x, cs, es, &cls);
-        int b = h48_bound(x, blob, idx, cls, es);
+        int b = h48_bound(x, blob, idx, cls, es, NULL, 0);
         assert_true(b <= d);
         /* exact above the base, "at most base" below */
         assert_int_equal(h48_decoded(blob, idx),
@@ -1015,7 +1015,7 @@ static void test_h48_table(void **state)
         cs = qs_h48_cocsep(x, &s);
         es = qs_h48_esep(x, &s);
         idx = h48_index(x, cs, es, &cls);
-        assert_true(h48_bound(x, blob, idx, cls, es) <= len);
+        assert_true(h48_bound(x, blob, idx, cls, es, NULL, 0) <= len);
     }
     assert_true(exact_seen > 100);
 
@@ -1108,10 +1108,10 @@ static void test_phase1_mod3(void **state)
 
 static uint64_t edges_key(const qs_h48 *x, const qs_cube *c)
 {
-    uint64_t eo = 0;
-    for (int q = 0; q < 11; q++)
-        eo |= (uint64_t)c->eo[q] << q;
-    return (uint64_t)qs_h48_esep(x, c) * 2048 + eo;
+    unsigned eo = 0;
+    for (int q = 0; q < 12; q++)
+        eo |= (unsigned)c->eo[q] << q;
+    return edges_index(qs_h48_esep(x, c), eo);
 }
 
 /* Every move sequence of at most `left` more moves (no face twice in a
