@@ -970,9 +970,10 @@ static void record(worker *w, int n)
  * position's children and of their inverses cuts far more than the
  * phase-1 tables do, so from there the search reads nothing else: a
  * child costs its four coordinates (corner permutation, twist, flip,
- * esep) from small move tables, the corner table and the flip-slice
- * distance (small), one probe of its own entry and, if that passes, the
- * inverse's cubies and a probe of its entry.
+ * esep) from small move tables, below SMALL_CHECKS_BELOW moves left the
+ * corner table and the flip-slice distance (small), one probe of its own
+ * entry and, if that passes, the inverse's cubies and a probe of its
+ * entry.
  *
  * A probe reads at random in gigabytes: alone it waits about 0.5 us on
  * this project's machines (most of it the address translation of a
