@@ -1130,14 +1130,12 @@ static void dfs_h48x(worker *w, const xnode *g, int ng, const xlevel *up,
             continue;
         kid[k].canon = t->canon_next[kid[k].move];
         kid[k].quarter = h == rest; /* see h48_cut */
-        if (rest > 1) {
-            /* the move-table rows its own children are made from: far
-             * more rows than the cache holds are read at random */
-            move_row_prefetch(t, t->corners_move, kid[k].corners);
-            move_row_prefetch(t, t->twist_move, kid[k].twist);
-            move_row_prefetch(t, t->flip_move, kid[k].flip);
-            __builtin_prefetch(x->esep_move[kid[k].esep]);
-        }
+        /* the move-table rows its own children are made from: far more
+         * rows than the cache holds are read at random */
+        move_row_prefetch(t, t->corners_move, kid[k].corners);
+        move_row_prefetch(t, t->twist_move, kid[k].twist);
+        move_row_prefetch(t, t->flip_move, kid[k].flip);
+        __builtin_prefetch(x->esep_move[kid[k].esep]);
         kid[kept++] = kid[k];
     }
     xlevel here = {g, up};
