@@ -107,10 +107,13 @@ int qs_halt_result(const qs_halt *h, int found);
  * `workers`, the calling thread running the first, and returns when all
  * have returned. The others run on team's threads when team (may be NULL)
  * has enough of them and no other search is using it, else on threads
- * started for this search. Returns QS_OK, or QS_ERR_THREAD when a thread
- * could not be started: then h is stopped, the workers already running
- * return at their next poll and are joined, and the search's result must
- * not be used. */
+ * started for this search. With more than one thread, each runs on a copy
+ * of its `stride` bytes in memory it allocates itself, copied back when
+ * fn returns: a worker must not point into itself before the run, and no
+ * thread may touch another's worker during it. Returns QS_OK, or
+ * QS_ERR_THREAD when a thread could not be started: then h is stopped,
+ * the workers already running return at their next poll and are joined,
+ * and the search's result must not be used. */
 int qs_engine_run(int threads, qs_team *team, void (*fn)(void *worker),
                   void *workers, size_t stride, qs_halt *h);
 
@@ -175,11 +178,11 @@ void qs_run_init(qs_run *r, const atomic_int *cancel, uint64_t budget_us,
 void qs_run_free(qs_run *r);
 
 /* One zeroed block for a search: its shared part (shared_size bytes) and
- * then n workers of worker_size bytes, which start on a cache line of
- * their own so that the workers' writes do not contend with the shared
- * part's reads. Returns the shared part, with *workers set to the first
- * worker, or NULL when out of memory. One free() of the result frees
- * both. */
+ * then n workers of worker_size bytes, the first at a multiple of 64
+ * bytes from the start. (Threads do not run their workers here but on
+ * copies of their own, see qs_engine_run.) Returns the shared part, with
+ * *workers set to the first worker, or NULL when out of memory. One free()
+ * of the result frees both. */
 void *qs_run_alloc(size_t shared_size, size_t worker_size, size_t n,
                    void **workers);
 

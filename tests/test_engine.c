@@ -91,10 +91,12 @@ static void take_all(void *arg)
     }
 }
 
-/* A worker that records which thread ran it and how often. */
+/* A worker that records which thread ran it, how often, and where it
+ * lay while it ran. */
 typedef struct {
     int runs;
     pthread_t self;
+    const void *at;
 } team_worker;
 
 static void count_run(void *arg)
@@ -102,6 +104,7 @@ static void count_run(void *arg)
     team_worker *w = arg;
     w->self = pthread_self();
     w->runs++;
+    w->at = w;
 }
 
 enum { TEAM_THREADS = 3, TEAM_ROUNDS = 300 };
@@ -156,6 +159,12 @@ static void test_team(void **state)
     assert_true(pthread_equal(u.w[0].self, pthread_self()));
     for (int i = 1; i < TEAM_THREADS; i++)
         assert_false(pthread_equal(u.w[i].self, pthread_self()));
+    /* Each thread ran its worker in a page of its own, and what the
+     * worker wrote there came back to the caller's array. */
+    for (int i = 0; i < TEAM_THREADS; i++) {
+        assert_true((uintptr_t)u.w[i].at % 4096 == 0);
+        assert_false(u.w[i].at == (const void *)&u.w[i]);
+    }
     /* the same threads serve the next searches */
     assert_ptr_equal(use_team(&u), &u);
     for (int i = 0; i < TEAM_THREADS; i++)
@@ -167,7 +176,8 @@ static void test_team(void **state)
     assert_int_equal(u.w[1].runs, TEAM_ROUNDS);
     assert_int_equal(u.w[2].runs, 0);
 
-    /* More threads than the team has: started for the search. */
+    /* More threads than the team has: started for the search, each on
+     * a copy of its own too. */
     enum { MORE = TEAM_THREADS + 1 };
     team_worker more[MORE];
     memset(more, 0, sizeof more);
@@ -175,8 +185,15 @@ static void test_team(void **state)
     qs_halt_init(&h, NULL, 0);
     assert_int_equal(qs_engine_run(MORE, team, count_run, more,
                                    sizeof more[0], &h), QS_OK);
-    for (int i = 0; i < MORE; i++)
+    for (int i = 0; i < MORE; i++) {
         assert_int_equal(more[i].runs, 1);
+        assert_true((uintptr_t)more[i].at % 4096 == 0);
+    }
+    /* One thread runs the caller's worker where it lies. */
+    assert_int_equal(qs_engine_run(1, team, count_run, more, sizeof more[0],
+                                   &h), QS_OK);
+    assert_int_equal(more[0].runs, 2);
+    assert_ptr_equal(more[0].at, &more[0]);
 
     /* Two callers sharing the team: one at a time uses it. */
     team_user a = {team, TEAM_THREADS, {{0}}}, b = a;
