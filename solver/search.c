@@ -18,7 +18,15 @@
 enum {
     N_DIRS = 6,
     CHECK_EVERY = 255,
-    LANES = 4,       /* jobs one thread interleaves to hide memory latency */
+    /* Jobs interleaved by the search as a whole, shared out over its
+     * threads (at least one each): a thread steps its lanes in turn to
+     * hide memory latency. Four in all, not four per thread (a length has
+     * only six jobs, so more lanes likely start the next length, ten times
+     * the work, before the current one is done). Two threads of two lanes
+     * each found solutions 0.04 HTM and 0.02-0.06 AXHT moves shorter at
+     * 10 ms than two of four; one thread of eight was worse than one of
+     * four (docs/benchmarks.md, fortieth session). */
+    SEARCH_LANES = 4,
     MAX_P1_LEN = 24  /* longer phase-1 jobs never finish in practice */
 };
 
@@ -40,6 +48,7 @@ typedef struct {
     atomic_int found;         /* solutions recorded so far */
     double first_ms;
     uint64_t nodes1, nodes2, searches2;
+    int lanes;                /* per thread */
 } shared;
 
 /* A phase-1 child as its parent computed it: coordinates, the symmetry and
@@ -439,7 +448,7 @@ static void worker_main(void *arg)
     int busy = 1;
     while (busy && !qs_halt_stopped(&sh->run.halt)) {
         busy = 0;
-        for (int i = 0; i < LANES; i++) {
+        for (int i = 0; i < sh->lanes; i++) {
             worker *w = &lanes[i];
             if (w->exhausted || w->halt)
                 continue;
@@ -457,7 +466,7 @@ static void worker_main(void *arg)
         }
     }
     qs_pool_lock(&sh->best);
-    for (int i = 0; i < LANES; i++) {
+    for (int i = 0; i < sh->lanes; i++) {
         sh->nodes1 += lanes[i].nodes1;
         sh->nodes2 += lanes[i].nodes2;
         sh->searches2 += lanes[i].searches2;
@@ -488,7 +497,9 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         return QS_OK;
     }
 
-    size_t n_lanes = (size_t)o->threads * LANES;
+    int per_thread = SEARCH_LANES / o->threads > 1 ? SEARCH_LANES / o->threads
+                                                   : 1;
+    size_t n_lanes = (size_t)o->threads * (size_t)per_thread;
     size_t pool = (size_t)(MAX_P1_LEN + 1) * t->n_moves * t->n_moves;
     void *lanes;
     shared *sh = qs_run_alloc(sizeof *sh, sizeof(worker), n_lanes, &lanes);
@@ -506,6 +517,7 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
     sh->o = o;
     sh->cube = *c;
     sh->deepest_done = -1;
+    sh->lanes = per_thread;
     qs_run_init(&sh->run, o->cancel, (uint64_t)o->time_ms * 1000u,
                 o->max_nodes, 0);
     atomic_init(&sh->limit,
@@ -531,7 +543,8 @@ int qs_solve(const qs_tables *t, const qs_cube *c, const qs_options *o,
         workers[i].pool = pools + i * pool;
     }
     err = qs_engine_run(o->threads, o->team, worker_main, workers,
-                        LANES * sizeof *workers, &sh->run.halt);
+                        (size_t)per_thread * sizeof *workers,
+                        &sh->run.halt);
 
     int n = err == QS_OK ? sh->best.n : 0;
     for (int i = 0; i < n; i++) {

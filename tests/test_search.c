@@ -188,6 +188,33 @@ static void test_best_solutions(void **state)
     }
 }
 
+/* The search's four lanes are shared out over its threads, one each at
+ * least: with three threads (one each) and with more threads than lanes
+ * (one each too), every cube still gets a solution of at most 20 moves
+ * that solves it. */
+static void test_lanes_over_threads(void **state)
+{
+    (void)state;
+    qs_options o;
+    qs_options_default(&o);
+    o.time_ms = 0;
+    o.max_len = 20;
+    for (int threads = 3; threads <= 6; threads += 3) {
+        o.threads = threads;
+        for (int i = 0; i < 3 && i < n_cubes; i++) {
+            qs_cube c = cube_of(cubes[i]);
+            qs_solution sol[1];
+            int n = 0;
+            assert_int_equal(
+                qs_solve(tables(QS_METRIC_HTM), &c, &o, sol, 1, &n, NULL),
+                QS_OK);
+            assert_int_equal(n, 1);
+            assert_true(sol[0].length <= 20);
+            test_assert_solves(&c, &sol[0]);
+        }
+    }
+}
+
 /* No superflip solution of 16 moves exists: under o's limits (max_len
  * 16 set here) the search must run out and say so rather than return
  * anything. */
@@ -226,8 +253,9 @@ static void test_node_limit(void **state)
     qs_stats s1, s2;
     assert_superflip_16_times_out(&o, &s1);
     assert_true(s1.phase1_nodes + s1.phase2_nodes >= o.max_nodes);
-    /* Each of the thread's four lanes polls per 256 of its own phase-1
-     * and phase-2 nodes: up to 255 of each are not yet counted. */
+    /* A lone thread has all four lanes (SEARCH_LANES); each polls per
+     * 256 of its own phase-1 and phase-2 nodes: up to 255 of each are
+     * not yet counted. */
     assert_true(s1.phase1_nodes + s1.phase2_nodes < o.max_nodes + 9 * 256);
 
     o.max_len = -1;
@@ -320,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_one_move_cubes),
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_best_solutions),
+        cmocka_unit_test(test_lanes_over_threads),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_cancel),
