@@ -195,24 +195,11 @@ static void test_best_solutions(void **state)
 static void test_lanes_over_threads(void **state)
 {
     (void)state;
-    qs_options o;
-    qs_options_default(&o);
-    o.time_ms = 0;
-    o.max_len = 20;
-    for (int threads = 3; threads <= 6; threads += 3) {
-        o.threads = threads;
+    for (int threads = 3; threads <= 6; threads += 3)
         for (int i = 0; i < 3 && i < n_cubes; i++) {
             qs_cube c = cube_of(cubes[i]);
-            qs_solution sol[1];
-            int n = 0;
-            assert_int_equal(
-                qs_solve(tables(QS_METRIC_HTM), &c, &o, sol, 1, &n, NULL),
-                QS_OK);
-            assert_int_equal(n, 1);
-            assert_true(sol[0].length <= 20);
-            test_assert_solves(&c, &sol[0]);
+            assert_true(solve_checked(QS_METRIC_HTM, &c, threads, 0, 20) <= 20);
         }
-    }
 }
 
 /* No superflip solution of 16 moves exists: under o's limits (max_len
