@@ -81,8 +81,15 @@ enum {
      * cheaper, so the search gets further under a time or node limit.
      * The full pass comes two lengths behind, where a length costs about
      * a hundredth of the one being searched, so no solution is lost for
-     * good (docs/benchmarks.md, twenty-first session). */
+     * good (docs/benchmarks.md, twenty-first session).
+     * When the limit leaves phase 2 fewer than LOOSE_ROOM moves after the
+     * length, the loose pass is a full one: with so little room the
+     * paths that can still finish are mostly those whose corners need
+     * every move left, and skipping them cost more than the time saved
+     * (measured at node limits of 10 to 200 ms, forty-first session);
+     * the length's full pass is then not searched again. */
     LOOSE_SLACK = 1,
+    LOOSE_ROOM = 7,
     FULL_LAG = 2
 };
 
@@ -133,6 +140,10 @@ typedef struct {
      * (docs/benchmarks.md). */
     uint8_t job_dir[N_DIRS * N_TILT], job_start[N_DIRS * N_TILT];
     int deepest_done;
+    /* full_done[len1][rank]: that job's loose pass was searched as a full
+     * one to the end, so its full pass would find nothing new (the limit
+     * only falls) */
+    _Atomic uint8_t full_done[MAX_P1 + 1][N_DIRS * N_TILT];
     atomic_int limit;     /* most robot moves a path may still have */
     atomic_int found;
     qs_pool cand;         /* best first by rank_key; its lock also guards
@@ -954,6 +965,49 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
                next - s < RGROUP ? next - s : RGROUP, &here, depth + 1);
 }
 
+/* Searches the phase-1 paths of length len1 from start class `start` of
+ * direction dir, each path that reaches the phase-2 group in phase 2. */
+static void search_job(worker *w, int len1, int dir, int start)
+{
+    shared *sh = w->sh;
+    const qs_tables *t = w->t;
+    const direction *d = &sh->dir[dir];
+    const qs_cube *c = &d->cube;
+    int o = d->start[start];
+    kid root;
+    root.flip = (uint16_t)qs_coord_flip(c);
+    root.twist = (uint16_t)qs_coord_twist(c);
+    root.slice = (uint16_t)qs_coord_edge4(c, 8);
+    root.corners = (uint16_t)qs_coord_corners(c);
+    root.fs = (uint32_t)(root.slice / 24 * N_FLIP + root.flip);
+    root.o = (uint8_t)o;
+    root.set = d->start_set;
+    locate(t, &root);
+    root.dist = (int8_t)kid_dist(t, &root, d->cls[o]);
+    if (root.dist > len1)
+        return;
+    w->d = d;
+    w->dir = dir;
+    w->len1 = len1;
+    w->next = d->inverse ? sh->rm->nextiset : sh->rm->nextset;
+    /* A forward search starts with neutral grippers; an inverse one at
+     * the end of the execution, in any state. */
+    for (int st = 0; st < GV_LANES; st++)
+        w->gv[0][st] =
+            st == 0 || (d->inverse && st < ROBOT_STATES) ? 0 : GV_NONE;
+    root.uedges = (uint16_t)qs_coord_edge4(c, 0);
+    root.dedges = (uint16_t)qs_coord_edge4(c, 4);
+    root.togo = (uint8_t)len1;
+    root.last = root.need = -1;
+    root.parent = -1;
+    if (len1 == 0)
+        phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
+                   udedges_of(t, root.uedges, root.dedges), o, d->start_set,
+                   0, -1, 0);
+    else
+        phase1(w, &root, (const int64_t(*)[GV_LANES])w->gv, 1, NULL, 0);
+}
+
 /* Takes the next job (phase-1 lengths in increasing order, each a loose
  * pass and, FULL_LAG lengths later, a full pass; every direction and start
  * class for each, in the order of job_dir) and runs it; 0 when none is
@@ -961,58 +1015,26 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
 static int run_job(worker *w)
 {
     shared *sh = w->sh;
-    const qs_tables *t = w->t;
     for (;;) {
         if (should_halt(w, 0))
             return 0;
         int job = qs_jobs_next_index(&sh->run.jobs);
         int block = job / sh->starts_per_len, full = block % 2,
             len1 = block / 2 - (full ? FULL_LAG : 0),
-            rank = job % sh->starts_per_len, dir = sh->job_dir[rank],
-            start = sh->job_start[rank];
-        int beyond = len1 > atomic_load(&sh->limit) || len1 > MAX_P1;
+            rank = job % sh->starts_per_len;
+        int limit = atomic_load(&sh->limit);
+        int beyond = len1 > limit || len1 > MAX_P1;
         if (full && beyond)
             return 0;
         if (len1 < 0 || beyond)
             continue; /* a loose pass the limit has overtaken */
-        w->slack = full ? 0 : LOOSE_SLACK;
-        const direction *d = &sh->dir[dir];
-        const qs_cube *c = &d->cube;
-        int o = d->start[start];
-        kid root;
-        root.flip = (uint16_t)qs_coord_flip(c);
-        root.twist = (uint16_t)qs_coord_twist(c);
-        root.slice = (uint16_t)qs_coord_edge4(c, 8);
-        root.corners = (uint16_t)qs_coord_corners(c);
-        root.fs = (uint32_t)(root.slice / 24 * N_FLIP + root.flip);
-        root.o = (uint8_t)o;
-        root.set = d->start_set;
-        locate(t, &root);
-        root.dist = (int8_t)kid_dist(t, &root, d->cls[o]);
-        if (root.dist > len1)
-            continue;
-        w->d = d;
-        w->dir = dir;
-        w->len1 = len1;
-        w->next = d->inverse ? sh->rm->nextiset : sh->rm->nextset;
-        /* A forward search starts with neutral grippers; an inverse one
-         * at the end of the execution, in any state. */
-        for (int st = 0; st < GV_LANES; st++)
-            w->gv[0][st] =
-                st == 0 || (d->inverse && st < ROBOT_STATES) ? 0 : GV_NONE;
-        root.uedges = (uint16_t)qs_coord_edge4(c, 0);
-        root.dedges = (uint16_t)qs_coord_edge4(c, 4);
-        root.togo = (uint8_t)len1;
-        root.last = root.need = -1;
-        root.parent = -1;
-        if (len1 == 0)
-            phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
-                       udedges_of(t, root.uedges, root.dedges), o,
-                       d->start_set, 0, -1, 0);
-        else
-            phase1(w, &root, (const int64_t(*)[GV_LANES])w->gv, 1, NULL, 0);
+        w->slack = full || limit - len1 < LOOSE_ROOM ? 0 : LOOSE_SLACK;
+        if (!full || !atomic_load(&sh->full_done[len1][rank]))
+            search_job(w, len1, sh->job_dir[rank], sh->job_start[rank]);
         if (w->halt)
             return 0;
+        if (!full && w->slack == 0)
+            atomic_store(&sh->full_done[len1][rank], 1);
         if (full && rank == sh->starts_per_len - 1) {
             qs_pool_lock(&sh->cand);
             if (len1 > sh->deepest_done)

@@ -5,7 +5,8 @@
  * short scrambles are solved within the robot moves their own inverse
  * needs; the large move table searches exactly as the distance tables;
  * least time is never slower than the fewest-moves search; short
- * scrambles reach the robot optimum; the special positions, N best, the least-time objective, cancel,
+ * scrambles reach the robot optimum, every phase-1 length that could
+ * improve on it searched in full; the special positions, N best, the least-time objective, cancel,
  * limits and wrong inputs behave as documented.
  */
 #include "testutil.h"
@@ -284,9 +285,16 @@ static void test_short_scrambles_reach_optimum(void **state)
         assert_int_equal(robot_solve_optimal(robot_tables(), &model, &profile,
                                              &c, &oo, &best, NULL),
                          ROBOT_OK);
-        assert_int_equal(solve(&c, &o, &found, 1, &n), ROBOT_OK);
+        qs_stats st;
+        assert_int_equal(robot_solve(robot_tables(), &model, &profile, &c,
+                                     &o, &found, 1, &n, &st),
+                         ROBOT_OK);
         assert_executes(&c, &found);
         assert_true(found.plan.robot_moves >= best.plan.robot_moves);
+        /* Exhaustive: every phase-1 length that could still give a
+         * shorter solution was searched in full (its full pass, or a
+         * loose pass made as one). */
+        assert_true(st.phase1_depth >= found.plan.robot_moves - 1);
         missed += found.plan.robot_moves > best.plan.robot_moves;
         total += best.plan.robot_moves;
         if (trial == 0)
