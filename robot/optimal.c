@@ -259,7 +259,7 @@ static void apply(const shared *sh, const rnode *n, int m, rnode *out)
     for (int r = 0; r < N_AXES; r++) {
         int mr = sh->conj[r][m];
         out->flip[r] = move_row(t, t->flip_move, n->flip[r])[mr];
-        out->slice[r] = move_row(t, t->edge4_move[0], n->slice[r])[mr];
+        out->slice[r] = move_row(t, t->edge4_move, n->slice[r])[mr];
         out->twist[r] = move_row(t, t->twist_move, n->twist[r])[mr];
     }
     out->corners = move_row(t, t->corners_move, n->corners)[m];

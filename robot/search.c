@@ -685,21 +685,35 @@ static int bounds_delta(const turn_bounds *b, int m)
 }
 
 /* Whether a child with j phase-1 moves left and `spare` robot moves to
- * spare must read its corner-path entry: not where no entry can refuse
- * it (robot_path_most; the same nodes, 12 % fewer of these reads at a
- * 10 ms solve's nodes). Least time always reads it, for the time bound
- * of its path. */
+ * spare reads its corner-path entry. Not where no entry can refuse it
+ * (robot_path_most; the same nodes, 12 % fewer of these reads at a 10 ms
+ * solve's nodes), nor where entries seldom do: a read is a random access
+ * to 36 MB that costs a large part of a node. Measured at 10 ms-sized
+ * searches (room: spare - j, the moves phase 2 may take): with 8 or more
+ * phase-1 moves left no read refused a child; with 7, 1-5 % where the
+ * room was over 4; with 6, 3-11 % where it was over 6; elsewhere mostly
+ * 20-60 %. Those reads were a third of all; without them a node costs
+ * about a tenth less, and a child one of them would have refused is
+ * refused a level down. most_room[j]: the widest room at which a child
+ * with j moves left still reads (docs/benchmarks.md, forty-second
+ * session).
+ * Least time always reads it, for the time bound of its path. */
 static int path_may_refuse(const shared *sh, int j, int spare)
 {
-    return sh->by_time || robot_path_may_refuse(j, spare);
+    static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
+    if (sh->by_time)
+        return 1;
+    if (j >= (int)sizeof most_room || spare - j > most_room[j])
+        return 0;
+    return robot_path_may_refuse(j, spare);
 }
 
 /* The U and D edges' edge4 coordinates after turn m from node n. */
 static void turn_edges(const qs_tables *t, const kid *n, int m, int *u,
                        int *dn)
 {
-    *u = move_row(t, t->edge4_move[1], n->uedges)[m];
-    *dn = move_row(t, t->edge4_move[2], n->dedges)[m];
+    *u = move_row(t, t->edge4_move, n->uedges)[m];
+    *dn = move_row(t, t->edge4_move, n->dedges)[m];
 }
 
 /* The groups above a group, for the moves of a path. */
@@ -771,7 +785,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             moves &= sh->axis_moves[n->need];
         const uint16_t *frow = move_row(t, t->flip_move, n->flip),
                        *trow = move_row(t, t->twist_move, n->twist),
-                       *srow = move_row(t, t->edge4_move[0], n->slice),
+                       *srow = move_row(t, t->edge4_move, n->slice),
                        *crow = move_row(t, t->corners_move, n->corners);
         while (moves) {
             int m = __builtin_ctzll(moves);
@@ -794,7 +808,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             } else {
                 c->index = 0;
                 c->fs = (uint32_t)(c->slice / 24 * N_FLIP + c->flip);
-                __builtin_prefetch(&t->fs_packed[c->fs]);
+                if (togo - cost > 1) /* else never located (NEAR_END) */
+                    __builtin_prefetch(&t->fs_packed[c->fs]);
             }
             c->op = (uint8_t)m;
             c->o = n->o;
@@ -950,10 +965,10 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             c->dedges = (uint16_t)dn;
             move_row_prefetch(t, t->flip_move, c->flip);
             move_row_prefetch(t, t->twist_move, c->twist);
-            move_row_prefetch(t, t->edge4_move[0], c->slice);
+            move_row_prefetch(t, t->edge4_move, c->slice);
             move_row_prefetch(t, t->corners_move, c->corners);
-            move_row_prefetch(t, t->edge4_move[1], c->uedges);
-            move_row_prefetch(t, t->edge4_move[2], c->dedges);
+            move_row_prefetch(t, t->edge4_move, c->uedges);
+            move_row_prefetch(t, t->edge4_move, c->dedges);
         }
         if (next != i)
             kids[next] = *c;

@@ -337,7 +337,7 @@ static uint32_t flipslice_next(const void *ctx, uint32_t v, int m)
 {
     const qs_tables *t = ctx;
     int comb = (int)(v / N_FLIP), flip = (int)(v % N_FLIP);
-    return (uint32_t)(move_row(t, t->edge4_move[0], comb * 24)[m] / 24 *
+    return (uint32_t)(move_row(t, t->edge4_move, comb * 24)[m] / 24 *
                           N_FLIP +
                       move_row(t, t->flip_move, flip)[m]);
 }

@@ -233,7 +233,7 @@ rows_of(const qs_tables *t, const onode *n, node_rows *rows)
 {
     for (int r = 0; r < N_AXES; r++) {
         rows->flip[r] = move_row(t, t->flip_move, n->flip[r]);
-        rows->slice[r] = move_row(t, t->edge4_move[0], n->slice[r]);
+        rows->slice[r] = move_row(t, t->edge4_move, n->slice[r]);
         rows->twist[r] = move_row(t, t->twist_move, n->twist[r]);
         rows->split[r] = t->csplit_move[n->split[r]];
     }

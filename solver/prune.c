@@ -83,7 +83,7 @@ static void flipslice_memo(const qs_tables *t, uint64_t cls, child_memo *memo)
         return;
     int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
     for (int m = 0; m < t->n_moves; m++) {
-        int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 * N_FLIP +
+        int fs2 = move_row(t, t->edge4_move, comb * 24)[m] / 24 * N_FLIP +
                   move_row(t, t->flip_move, flip)[m];
         memo->base[m] = (uint64_t)t->fs_class[fs2] * N_TWIST;
         memo->sym[m] = t->fs_sym[fs2];
@@ -803,7 +803,7 @@ static void *rphase1x_worker(void *arg)
             break;
         int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
         for (int m = 0; m < QS_MOVE_COUNT; m++) {
-            int fs2 = move_row(t, t->edge4_move[0], comb * 24)[m] / 24 *
+            int fs2 = move_row(t, t->edge4_move, comb * 24)[m] / 24 *
                           N_FLIP +
                       move_row(t, t->flip_move, flip)[m];
             int s2 = t->fs_sym[fs2];
@@ -1202,7 +1202,7 @@ static uint64_t large_child_block(const qs_tables *t, int xl, int cls,
 {
     uint32_t fs = t->fs_rep[cls];
     int ss = (int)(fs / N_FLIP) * 24 + (xl ? 0 : third);
-    int ss2 = move_row(t, t->edge4_move[0], ss)[m];
+    int ss2 = move_row(t, t->edge4_move, ss)[m];
     int flip2 = move_row(t, t->flip_move, fs % N_FLIP)[m];
     uint32_t packed = t->fs_packed[ss2 / 24 * N_FLIP + flip2];
     *sym = (int)(packed & 15);

@@ -504,7 +504,9 @@ struct qs_tables {
     /* rows of n_moves entries: read with move_row() */
     uint16_t *twist_move;
     uint16_t *flip_move;
-    uint16_t *edge4_move[3];   /* slice, U and D edges */
+    /* any four edges' places and order (edge4): the slice, U and D edges
+     * alike, since a move acts on places, not on which edges fill them */
+    uint16_t *edge4_move;
     uint16_t *corners_move;
     uint16_t (*udedges_move)[MAX_P2_MOVES];  /* phase-2 moves only */
     uint8_t slice2_move[N_SLICE2][QS_MOVE_COUNT];

@@ -212,8 +212,8 @@ static void phase1_end(worker *w, int slice, int corners, int depth)
         return;
     for (int i = w->edges_ok; i < depth; i++) {
         int m = w->path1[i];
-        w->uedges[i + 1] = move_row(t, t->edge4_move[1], w->uedges[i])[m];
-        w->dedges[i + 1] = move_row(t, t->edge4_move[2], w->dedges[i])[m];
+        w->uedges[i + 1] = move_row(t, t->edge4_move, w->uedges[i])[m];
+        w->dedges[i + 1] = move_row(t, t->edge4_move, w->dedges[i])[m];
     }
     w->edges_ok = depth;
     int udedges = udedges_of(t, w->uedges[depth], w->dedges[depth]);
@@ -271,7 +271,7 @@ static int expand(const qs_tables *t, int flip, int twist, int slice,
     moves &= t->canon_allowed[canon];
     const uint16_t *flip_row = move_row(t, t->flip_move, flip);
     const uint16_t *twist_row = move_row(t, t->twist_move, twist);
-    const uint16_t *slice_row = move_row(t, t->edge4_move[0], slice);
+    const uint16_t *slice_row = move_row(t, t->edge4_move, slice);
     const uint16_t *corners_row = move_row(t, t->corners_move, corners);
     int n = 0;
     while (moves) {
@@ -325,7 +325,7 @@ static void finish(const qs_tables *t, child *kids, int n)
                                (uint64_t)phase1_entry_size(t->axial));
         move_row_prefetch(t, t->flip_move, c->flip);
         move_row_prefetch(t, t->twist_move, c->twist);
-        move_row_prefetch(t, t->edge4_move[0], c->slice);
+        move_row_prefetch(t, t->edge4_move, c->slice);
         move_row_prefetch(t, t->corners_move, c->corners);
     }
 }

@@ -270,25 +270,23 @@ static uint64_t moves_reaching(const qs_tables *t, const uint16_t *table,
 
 static int init_move_tables(qs_tables *t)
 {
-    static const int edge4_first[3] = {8, 0, 4};
     size_t row = sizeof(uint16_t) * (size_t)t->n_moves;
     t->twist_move = carve(t, row * N_TWIST);
     t->flip_move = carve(t, row * N_FLIP);
-    for (int k = 0; k < 3; k++)
-        t->edge4_move[k] = carve(t, row * N_EDGE4);
+    t->edge4_move = carve(t, row * N_EDGE4);
     t->corners_move = carve(t, row * N_PERM8);
     t->udedges_move = carve(t, sizeof *t->udedges_move * N_PERM8);
-    if (!t->twist_move || !t->flip_move || !t->edge4_move[0] ||
-        !t->edge4_move[1] || !t->edge4_move[2] ||
+    if (!t->twist_move || !t->flip_move || !t->edge4_move ||
         !t->corners_move || !t->udedges_move)
         return QS_ERR_NOMEM;
     fill_move_table(t->twist_move, N_TWIST, t->n_moves, get_twist,
                     set_twist, 0, CORNERS_AND_EDGES);
     fill_move_table(t->flip_move, N_FLIP, t->n_moves, get_flip,
                     set_flip, 0, EDGES_ONLY);
-    for (int k = 0; k < 3; k++)
-        fill_move_table(t->edge4_move[k], N_EDGE4, t->n_moves,
-                        get_edge4, set_edge4, edge4_first[k], EDGES_ONLY);
+    /* one table serves the slice, U and D edges (test_coord checks all
+     * three against the cube) */
+    fill_move_table(t->edge4_move, N_EDGE4, t->n_moves, get_edge4,
+                    set_edge4, 8, EDGES_ONLY);
     fill_move_table(t->corners_move, N_PERM8, t->n_moves,
                     get_corners, set_corners, 0, CORNERS_AND_EDGES);
     t->g1_by_flip = carve(t, sizeof *t->g1_by_flip * N_FLIP);
@@ -303,7 +301,7 @@ static int init_move_tables(qs_tables *t)
     /* a move takes the slice edges' places alone, whatever their order */
     for (int x = 0; x < N_COMB; x++)
         t->g1_by_comb[x] =
-            moves_reaching(t, t->edge4_move[0], x * 24, 24, SLICE_SOLVED);
+            moves_reaching(t, t->edge4_move, x * 24, 24, SLICE_SOLVED);
     /* The U/D-edge permutation means nothing outside the phase-2 group,
      * so its moves cannot be composed from R, L, F or B quarter turns:
      * the quarter turns of U and D and the half turns of the others are
@@ -362,7 +360,7 @@ static int init_move_tables(qs_tables *t)
     for (int s2 = 0; s2 < N_SLICE2; s2++)
         for (int m = 0; m < QS_MOVE_COUNT; m++) {
             int v = m < t->n_moves
-                        ? move_row(t, t->edge4_move[0], SLICE_SOLVED * 24 + s2)[m]
+                        ? move_row(t, t->edge4_move, SLICE_SOLVED * 24 + s2)[m]
                         : 0;
             t->slice2_move[s2][m] =
                 (uint8_t)(v / 24 == SLICE_SOLVED ? v % 24 : 0xff);

@@ -96,11 +96,11 @@ static void test_move_tables_match_cubies(void **state)
                              qs_coord_twist(&d));
             assert_int_equal(move_row(t, t->flip_move, qs_coord_flip(&c))[m],
                              qs_coord_flip(&d));
-            assert_int_equal(move_row(t, t->edge4_move[0], qs_coord_edge4(&c, 8))[m],
+            assert_int_equal(move_row(t, t->edge4_move, qs_coord_edge4(&c, 8))[m],
                              qs_coord_edge4(&d, 8));
-            assert_int_equal(move_row(t, t->edge4_move[1], qs_coord_edge4(&c, 0))[m],
+            assert_int_equal(move_row(t, t->edge4_move, qs_coord_edge4(&c, 0))[m],
                              qs_coord_edge4(&d, 0));
-            assert_int_equal(move_row(t, t->edge4_move[2], qs_coord_edge4(&c, 4))[m],
+            assert_int_equal(move_row(t, t->edge4_move, qs_coord_edge4(&c, 4))[m],
                              qs_coord_edge4(&d, 4));
             assert_int_equal(move_row(t, t->corners_move, qs_coord_corners(&c))[m],
                              qs_coord_corners(&d));

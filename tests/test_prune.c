@@ -116,7 +116,7 @@ static uint64_t p1_child(const qs_tables *t, uint64_t key, int m)
 {
     int twist = (int)(key % N_TWIST), fs = (int)(key / N_TWIST);
     int slice = fs / N_FLIP * 24, flip = fs % N_FLIP;
-    return p1_key(move_row(t, t->edge4_move[0], slice)[m],
+    return p1_key(move_row(t, t->edge4_move, slice)[m],
                   move_row(t, t->flip_move, flip)[m],
                   move_row(t, t->twist_move, twist)[m]);
 }
