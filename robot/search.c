@@ -698,7 +698,7 @@ static int bounds_delta(const turn_bounds *b, int m)
  * with j moves left still reads (docs/benchmarks.md, forty-second
  * session).
  * Least time always reads it, for the time bound of its path. */
-static int path_may_refuse(const shared *sh, int j, int spare)
+static int path_read_pays(const shared *sh, int j, int spare)
 {
     static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
     if (sh->by_time)
@@ -829,7 +829,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
              * both, and none where it cannot refuse the child. */
             c->cdist = 0;
             c->read_path =
-                t->rpath_code && path_may_refuse(sh, c->togo, c->spare);
+                t->rpath_code && path_read_pays(sh, c->togo, c->spare);
             if (c->read_path)
                 __builtin_prefetch(
                     &t->rpath_code[robot_path_index(c->cindex, c->cshift)]);
@@ -853,8 +853,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             uint32_t cindex =
                 robot_corner_index(t, n->corners, n->twist, k2, &shift);
             int cdist = 0,
-                read_path = t->rpath_code && path_may_refuse(sh, togo - cost,
-                                                         budget - cost);
+                read_path = t->rpath_code && path_read_pays(sh, togo - cost,
+                                                        budget - cost);
             if (read_path) {
                 __builtin_prefetch(
                     &t->rpath_code[robot_path_index(cindex, shift)]);
