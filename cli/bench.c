@@ -278,7 +278,8 @@ int cmd_bench(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (cli_robot_option(argc, argv, &i, &t)) {
+        if (cli_robot_option(argc, argv, &i, &t) ||
+            cli_tables_option(argc, argv, &i, &t)) {
             continue;
         } else if (cli_opt(argc, argv, &i, "--metric", &v)) {
             n_metrics = parse_list("--metric", v, metrics, MAX_SETTINGS,

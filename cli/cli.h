@@ -121,6 +121,7 @@ typedef struct {
                            each, commuting opposite-face pairs in
                            parentheses (text output of --all) */
     qs_team *team;      /* the search threads, kept from cube to cube */
+    int keep_warm_ms;   /* --keep-warm: qtab_options.keep_warm_ms */
 } cli_tables;
 
 /* --table-size S of solve and bench: an optimal size, or "medium", the
@@ -135,11 +136,15 @@ void cli_parse_table_size(const char *opt, const char *s, cli_tables *t);
 qs_team *cli_tables_team(cli_tables *t, int threads);
 
 /* Sets up t for metric m with the "default" profile and the fewest-moves
- * objective (see cli_robot_option). */
+ * objective (see cli_robot_option), its pages kept warm every
+ * QTAB_KEEP_WARM_DEFAULT_MS. */
 void cli_tables_init(cli_tables *t, qs_metric m, int threads);
 /* Takes --profile NAME|PATH and --objective moves|time at argv[*i] into t
  * (a usage error exits); returns 1 when argv[*i] was one of them. */
 int cli_robot_option(int argc, char **argv, int *i, cli_tables *t);
+/* Takes --keep-warm MS (0: off) at argv[*i] into t; returns 1 if it did,
+ * 0 if argv[*i] is another option; a usage error for a bad value. */
+int cli_tables_option(int argc, char **argv, int *i, cli_tables *t);
 /* Opens the tables on first use; returns the table set or NULL (then t->rc
  * says why). */
 const qs_tables *cli_tables_get(cli_tables *t);

@@ -164,6 +164,17 @@ void cli_tables_init(cli_tables *t, qs_metric m, int threads)
     robot_profile_builtin("default", &t->profile);
     t->objective = ROBOT_OBJ_MOVES;
     t->optimal_size = QTAB_OPTIMAL_DEFAULT;
+    t->keep_warm_ms = QTAB_KEEP_WARM_DEFAULT_MS;
+}
+
+int cli_tables_option(int argc, char **argv, int *i, cli_tables *t)
+{
+    const char *v;
+    if (!cli_opt(argc, argv, i, "--keep-warm", &v))
+        return 0;
+    t->keep_warm_ms =
+        (int)cli_parse_long("--keep-warm", v, 0, QTAB_KEEP_WARM_MAX_MS);
+    return 1;
 }
 
 int cli_robot_option(int argc, char **argv, int *i, cli_tables *t)
@@ -191,6 +202,7 @@ const qs_tables *cli_tables_get(cli_tables *t)
         qtab_options_default(&o);
         o.threads = t->threads;
         o.cancel = &cli_cancel;
+        o.keep_warm_ms = t->keep_warm_ms;
         /* Only an optimal solve needs the optimal tables: others would
          * pay their gigabytes for nothing. */
         o.optimal = t->optimal ? t->optimal_size : QTAB_OPTIMAL_SMALL;

@@ -140,7 +140,8 @@ int cmd_solve(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (cli_robot_option(argc, argv, &i, &t)) {
+        if (cli_robot_option(argc, argv, &i, &t) ||
+            cli_tables_option(argc, argv, &i, &t)) {
             continue;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;

@@ -24,6 +24,7 @@ typedef struct {
     qtab_optimal_size optimal_tables; /* the optimal solver's table size
                                          for the htm and qtm sets */
     qtab_robot_size robot_tables; /* the robot set's size */
+    int keep_warm_ms;          /* qtab_options.keep_warm_ms of every set */
     const char *curve_secret;  /* file with the server's secret key */
     const char *curve_clients; /* directory of allowed client public keys */
     qlog log;                  /* --log-level */

@@ -104,6 +104,7 @@ int qsd_lines(const qsd_config *cfg)
     qtab_options o;
     qtab_options_default(&o);
     o.threads = cfg->threads;
+    o.keep_warm_ms = cfg->keep_warm_ms;
     o.dir = cfg->tables_dir;
     qtab_set *set = NULL;
     int rc = qtab_open(cfg->line_metric, &o, &set);

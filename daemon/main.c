@@ -60,6 +60,11 @@ static void usage(FILE *out)
         "                        times faster), medium (771 MB: small and the\n"
         "                        corner-path table, for 2 GB robot computers)\n"
         "                        or small (734 MB, for 1 GB ones)\n"
+        "  --keep-warm MS        read one byte of each 2 MiB table page every\n"
+        "                        MS milliseconds (default 50; 0 = never), so\n"
+        "                        that a request after a pause is as fast as\n"
+        "                        one in a run on machines where idle pages\n"
+        "                        go cold (docs/tables.md)\n"
         "  --curve-secret FILE   CURVE: the server's secret key (Z85)\n"
         "  --curve-clients DIR   CURVE: only clients whose public key is in a\n"
         "                        file of DIR may connect\n"
@@ -202,6 +207,7 @@ int main(int argc, char **argv)
     cfg.tables_dir = NULL;
     cfg.optimal_tables = QTAB_OPTIMAL_SMALL;
     cfg.robot_tables = QTAB_ROBOT_LARGE;
+    cfg.keep_warm_ms = QTAB_KEEP_WARM_DEFAULT_MS;
     cfg.line_metric = QS_METRIC_ROBOT;
     cfg.line_time_ms = QSV_DEFAULT_TIME_MS;
     robot_profile_builtin("default", &cfg.line_profile);
@@ -245,6 +251,9 @@ int main(int argc, char **argv)
                 die("--optimal-tables: '%s' is not small, large, xl, h48, "
                     "large+h48, compact or h48h7", t);
             cfg.optimal_tables = (qtab_optimal_size)size;
+        } else if (strcmp(a, "--keep-warm") == 0) {
+            cfg.keep_warm_ms =
+                (int)parse_long(a, VALUE(), 0, QTAB_KEEP_WARM_MAX_MS);
         } else if (strcmp(a, "--robot-tables") == 0) {
             const char *t = VALUE();
             int size = qtab_robot_size_parse(t);

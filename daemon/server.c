@@ -436,6 +436,7 @@ static void *loader_main(void *arg)
         qtab_options o;
         qtab_options_default(&o);
         o.threads = s->cfg->threads;
+        o.keep_warm_ms = s->cfg->keep_warm_ms;
         o.dir = s->cfg->tables_dir;
         o.log = table_log;
         o.log_ctx = s;

@@ -9,6 +9,7 @@
 #define QTAB_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Number of online CPUs, at least 1. */
 int qtab_cpu_count(void);
@@ -34,5 +35,20 @@ void qtab_huge_free(void *p, size_t bytes);
  * qtab_huge_alloc memory). Release with qtab_file_pages_unmap. */
 const void *qtab_file_pages_map(int fd, size_t bytes);
 void qtab_file_pages_unmap(const void *p, size_t bytes);
+
+/* A thread keeping memory warm (warm.c): every period_ms it reads one
+ * byte of each 2 MiB page of the n regions (base[i], bytes[i]; NULL or
+ * empty ones are skipped, n at most QTAB_WARM_MAX), until
+ * qtab_warm_stop. qtab_warm_start returns NULL when the thread (or its
+ * memory) cannot be had, or for arguments out of range. */
+enum { QTAB_WARM_MAX = 32 };
+typedef struct qtab_warm qtab_warm;
+qtab_warm *qtab_warm_start(const void *const *base, const size_t *bytes,
+                           int n, int period_ms);
+/* The sweeps made so far and the seconds they took; w may be NULL. */
+void qtab_warm_stats(qtab_warm *w, uint64_t *sweeps, double *seconds);
+/* Stops the thread (waiting for a sweep under way) and frees w; w may be
+ * NULL. */
+void qtab_warm_stop(qtab_warm *w);
 
 #endif

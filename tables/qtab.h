@@ -282,11 +282,25 @@ typedef struct {
                                   QTAB_ROBOT_LARGE, the corner-path table
                                   with QTAB_ROBOT_LARGE or
                                   QTAB_ROBOT_MEDIUM */
+    int keep_warm_ms;          /* > 0: while the set is open, a thread reads
+                                  one byte of each 2 MiB page of every blob
+                                  this often, so that a solve after a pause
+                                  finds the pages as fast as a solve in a
+                                  run (see docs/tables.md); 0: no thread;
+                                  at most QTAB_KEEP_WARM_MAX_MS */
 } qtab_options;
+
+/* The longest keep_warm_ms period accepted (a minute). */
+#define QTAB_KEEP_WARM_MAX_MS 60000
+/* The period the CLI and the daemon use unless told otherwise: well
+ * under the tens of milliseconds after which a page goes cold where it
+ * does, and a sweep over warm pages costs about 0.1 ms. */
+#define QTAB_KEEP_WARM_DEFAULT_MS 50
 
 /* Defaults: online CPUs, cache directory, rebuild_corrupt 1, progress 1,
  * quiet 0, log to stderr, no cancel flag, QTAB_OPTIMAL_SMALL,
- * QTAB_ROBOT_LARGE. */
+ * QTAB_ROBOT_LARGE, keep_warm_ms 0 (a library starts no thread unasked;
+ * the CLI and the daemon ask for QTAB_KEEP_WARM_DEFAULT_MS). */
 void qtab_options_default(qtab_options *o);
 
 typedef struct {
@@ -296,6 +310,8 @@ typedef struct {
     uint64_t bytes;          /* total payload bytes of all blobs */
     double load_seconds;     /* mapping and checksum verification */
     double generate_seconds; /* generation and writing */
+    uint64_t warm_sweeps;    /* keep_warm_ms: sweeps over the blobs so far */
+    double warm_seconds;     /* and the time they took */
 } qtab_stats;
 
 typedef struct qtab_set qtab_set;
@@ -304,16 +320,21 @@ typedef struct qtab_set qtab_set;
  * o->dir; a missing file, or a damaged or mismatched one when
  * o->rebuild_corrupt is set, is generated with qs_blob_generate, written
  * atomically (a failed write is only a warning) and used from memory. o
- * may be NULL for defaults. Returns QTAB_OK and *out, or QTAB_ERR_ARGUMENT
- * (bad metric), _CACHE_DIR, _NOMEM, _IO, _GENERATE (generator failed or was
+ * may be NULL for defaults. With o->keep_warm_ms, a thread then keeps the
+ * blobs' pages warm until qtab_close (one that cannot be started is only
+ * a warning). Returns QTAB_OK and *out, or QTAB_ERR_ARGUMENT (bad metric,
+ * keep_warm_ms out of range), _CACHE_DIR, _NOMEM, _IO, _GENERATE (generator failed or was
  * cancelled, or the solver rejected the blobs) or, with rebuild off, the
  * file's error; the reason is also logged at QTAB_LOG_ERROR. */
 int qtab_open(qs_metric m, const qtab_options *o, qtab_set **out);
 /* The solver table set; valid until qtab_close. */
 const qs_tables *qtab_set_tables(const qtab_set *s);
-/* Copies the statistics of qtab_open into *stats. */
+/* Copies the statistics of qtab_open, and those of the thread keeping the
+ * set warm so far, into *stats. */
 void qtab_set_stats(const qtab_set *s, qtab_stats *stats);
-/* Frees the table set and unmaps or frees every blob; s may be NULL. */
+/* Stops the thread keeping the set warm, if any (it waits at most for the
+ * sweep under way), then frees the table set and unmaps or frees every
+ * blob; s may be NULL. */
 void qtab_close(qtab_set *s);
 
 /* Generates every blob of metric m again, whatever is on disk, and writes

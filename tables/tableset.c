@@ -25,6 +25,7 @@ struct qtab_set {
     size_t owned_bytes[QS_BLOB_MAX];
     qs_tables *tables;
     qtab_stats stats;
+    qtab_warm *warm; /* options.keep_warm_ms, NULL without */
 };
 
 /* Everything about one blob that the steps below need. */
@@ -373,6 +374,11 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         o = *user;
     else
         qtab_options_default(&o);
+    if (o.keep_warm_ms < 0 || o.keep_warm_ms > QTAB_KEEP_WARM_MAX_MS) {
+        say(&o, QTAB_LOG_ERROR, "tables: keep_warm_ms %d is out of range "
+            "(0 to %d)", o.keep_warm_ms, QTAB_KEEP_WARM_MAX_MS);
+        return QTAB_ERR_ARGUMENT;
+    }
     char dir[PATH_MAX];
     int count;
     int rc = begin(m, &o, o.dir, 0, dir, &count);
@@ -448,6 +454,21 @@ int qtab_open(qs_metric m, const qtab_options *user, qtab_set **out)
         rc = rc == QS_ERR_NOMEM ? QTAB_ERR_NOMEM : QTAB_ERR_GENERATE;
         goto fail;
     }
+    if (o.keep_warm_ms > 0) {
+        const void *base[QS_BLOB_MAX];
+        size_t bytes[QS_BLOB_MAX];
+        for (int i = 0; i < QS_BLOB_MAX; i++) {
+            base[i] = blobs[i];
+            bytes[i] = s->maps[i].payload != NULL
+                           ? (size_t)s->maps[i].header.desc.bytes
+                           : s->owned_bytes[i];
+        }
+        s->warm = qtab_warm_start(base, bytes, QS_BLOB_MAX, o.keep_warm_ms);
+        if (s->warm == NULL)
+            say(&o, QTAB_LOG_WARN, "tables: cannot start the thread that "
+                "keeps the %s tables warm; solves after a pause may be "
+                "slower", qs_metric_name(m));
+    }
     *out = s;
     return QTAB_OK;
 
@@ -463,14 +484,17 @@ const qs_tables *qtab_set_tables(const qtab_set *s)
 
 void qtab_set_stats(const qtab_set *s, qtab_stats *stats)
 {
-    if (s != NULL && stats != NULL)
+    if (s != NULL && stats != NULL) {
         *stats = s->stats;
+        qtab_warm_stats(s->warm, &stats->warm_sweeps, &stats->warm_seconds);
+    }
 }
 
 void qtab_close(qtab_set *s)
 {
     if (s == NULL)
         return;
+    qtab_warm_stop(s->warm);
     /* The table set refers to the blobs, so it goes first. */
     if (s->tables != NULL)
         qs_tables_free(s->tables);

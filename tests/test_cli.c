@@ -222,6 +222,28 @@ static void test_scramble_and_errors(void **state)
     free(out);
     assert_int_equal(run("bench --threads 257 -", "", &out), 2);
     free(out);
+    /* --keep-warm: a period from 0 (off) to a minute; a bad one is a
+     * usage error naming the option, a good one changes no answer. */
+    char warm_cmd[1200];
+    snprintf(warm_cmd, sizeof warm_cmd,
+             "'%s' solve --keep-warm -1 --scramble \"R U\"", cli());
+    assert_int_equal(run_sh(warm_cmd, &out), 2);
+    assert_non_null(strstr(out, "--keep-warm: -1 is out of range"));
+    free(out);
+    assert_int_equal(run("bench --keep-warm 60001 -", "", &out), 2);
+    free(out);
+    assert_int_equal(run("solve --keep-warm 5x --scramble \"R U\"", NULL,
+                         &out),
+                     2);
+    free(out);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(run(k ? "solve --keep-warm 0 --scramble \"R U\""
+                               : "solve --keep-warm 1 --scramble \"R U\"",
+                             NULL, &out),
+                         0);
+        assert_string_equal(out, "U' R'\n");
+        free(out);
+    }
 
     /* Limits through the one solve pipeline (qsv_solve): this cube's
      * optimum is above 14 (solve --optimal --max-len 14 proves it), and

@@ -1446,7 +1446,8 @@ static FILE *line_mode(const char *input)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "printf '%s' | '%s' --stdio --metric htm --time-ms 5", input,
+             "printf '%s' | '%s' --stdio --metric htm --time-ms 5 "
+             "--keep-warm 5", input,
              getenv("QUADSOLVED"));
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -2273,6 +2274,27 @@ static void test_optimal_tables_h48(void **state)
     check_daemon_optima("compact");
 }
 
+/* --keep-warm takes a period from 0 (off) to a minute; another is
+ * refused at start with its own message. */
+static void test_keep_warm_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {"-1", "60001", "ten"};
+    for (int i = 0; i < 3; i++) {
+        char cmd[1024], text[512] = "";
+        snprintf(cmd, sizeof cmd, "'%s' --keep-warm %s 2>&1",
+                 getenv("QUADSOLVED"), bad[i]);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        size_t got = fread(text, 1, sizeof text - 1, p);
+        text[got] = '\0';
+        int status = pclose(p);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+        assert_non_null(strstr(text, "--keep-warm: '"));
+        assert_non_null(strstr(text, "is not a whole number in 0..60000"));
+    }
+}
+
 /* --optimal-tables xl: the same with the extra-large table. */
 static void test_optimal_tables_xl(void **state)
 {
@@ -2472,6 +2494,7 @@ int main(void)
         TEST(test_cli_server_optimal),
         TEST(test_load_64_clients),
         TEST(test_line_mode),
+        TEST(test_keep_warm_refused),
         TEST(test_line_mode_nul),
         TEST(test_ipc_and_busy_and_sigterm),
         TEST(test_loading_state),

@@ -2,7 +2,8 @@
  * test_tableset.c - opening real table sets (tables/tableset.c with the
  * solver's own blobs): a damaged or truncated file is never used; it is
  * rebuilt (and the rebuilt set solves cubes) or, with rebuilding off,
- * reported with the specific error.
+ * reported with the specific error; a set kept warm sweeps its blobs
+ * until it is closed.
  */
 #include "testutil.h"
 
@@ -130,6 +131,47 @@ static void test_damaged_payload(void **state)
     /* The rebuilt file is sound on the next open. */
     quiet_options(&o, 0);
     assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    qtab_close(set);
+}
+
+/* keep_warm_ms: out of range is refused before anything is opened; 0
+ * starts no keeper; a period starts one that sweeps the set until it is
+ * closed. */
+static void test_keep_warm(void **state)
+{
+    (void)state;
+    qtab_options o;
+    qtab_set *set = NULL;
+    quiet_options(&o, 0);
+    o.keep_warm_ms = -1;
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_ERR_ARGUMENT);
+    assert_null(set);
+    o.keep_warm_ms = QTAB_KEEP_WARM_MAX_MS + 1;
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_ERR_ARGUMENT);
+    assert_null(set);
+
+    qtab_stats st;
+    o.keep_warm_ms = 0;
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    usleep(20000);
+    qtab_set_stats(set, &st);
+    assert_int_equal(st.warm_sweeps, 0);
+    qtab_close(set);
+
+    o.keep_warm_ms = 1;
+    assert_int_equal(qtab_open(QS_METRIC_HTM, &o, &set), QTAB_OK);
+    for (int waited = 0;; waited++) {
+        qtab_set_stats(set, &st);
+        if (st.warm_sweeps >= 3)
+            break;
+        if (waited > 60000)
+            fail_msg("%llu sweeps of the set in a minute",
+                     (unsigned long long)st.warm_sweeps);
+        usleep(1000);
+    }
+    assert_true(st.warm_seconds > 0);
+    assert_int_equal(st.loaded, required_blobs()); /* the rest as before */
+    solve_one(set);
     qtab_close(set);
 }
 
@@ -435,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_saving_sizes),
         cmocka_unit_test(test_info_by_size),
         cmocka_unit_test(test_damaged_payload),
+        cmocka_unit_test(test_keep_warm),
         cmocka_unit_test(test_truncated_and_header),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
