@@ -2255,18 +2255,25 @@ static void check_daemon_optima(const char *size)
  * says so in its status, and its optima equal the in-process ones; so
  * does compact, whose set has no two-phase tables; a size that is none
  * is refused at start. */
-static void test_optimal_tables_h48(void **state)
+/* Starts the daemon with args, which must be refused at start (exit
+ * status 2); its output (stdout and stderr) is left in text. */
+static void refused_at_start(const char *args, char *text, size_t cap)
 {
-    (void)state;
-    const char *exe = getenv("QUADSOLVED");
-    char cmd[1024], text[512] = "";
-    snprintf(cmd, sizeof cmd, "'%s' --optimal-tables h49 2>&1", exe);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", getenv("QUADSOLVED"), args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    size_t got = fread(text, 1, sizeof text - 1, p);
+    size_t got = fread(text, 1, cap - 1, p);
     text[got] = '\0';
     int status = pclose(p);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+}
+
+static void test_optimal_tables_h48(void **state)
+{
+    (void)state;
+    char text[512];
+    refused_at_start("--optimal-tables h49", text, sizeof text);
     assert_non_null(
         strstr(text, "'h49' is not small, large, xl, h48, large+h48, "
                      "compact or h48h7"));
@@ -2281,15 +2288,9 @@ static void test_keep_warm_refused(void **state)
     (void)state;
     const char *bad[] = {"-1", "60001", "ten"};
     for (int i = 0; i < 3; i++) {
-        char cmd[1024], text[512] = "";
-        snprintf(cmd, sizeof cmd, "'%s' --keep-warm %s 2>&1",
-                 getenv("QUADSOLVED"), bad[i]);
-        FILE *p = popen(cmd, "r");
-        assert_non_null(p);
-        size_t got = fread(text, 1, sizeof text - 1, p);
-        text[got] = '\0';
-        int status = pclose(p);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+        char args[64], text[512];
+        snprintf(args, sizeof args, "--keep-warm %s", bad[i]);
+        refused_at_start(args, text, sizeof text);
         assert_non_null(strstr(text, "--keep-warm: '"));
         assert_non_null(strstr(text, "is not a whole number in 0..60000"));
     }
