@@ -168,6 +168,9 @@ typedef struct {
     _Atomic int64_t bound_us;
     double first_ms;
     uint64_t nodes1, nodes2, searches2;
+    /* A tilt may be followed by a turn of either axis it leaves turnable
+     * (see tilts_free in robot_solve); set only between engine runs. */
+    int tilts_free;
 } shared;
 
 /* A phase-1 position: a node of the search, or a child being made. */
@@ -509,7 +512,8 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
     int k = d->cls[o];
     for (int j = 0; j < t->n_p2; j++) {
         int m = t->p2_move[j], axis = w->sh->move_axis[m];
-        if (axis == k || axis == last || (need >= 0 && axis != need))
+        if (axis == k || axis == last ||
+            (need >= 0 && axis != need && !sh->tilts_free))
             continue;
         int cost, set2 = step_set(w, set, d->op[o][m], &cost);
         int rest = togo - cost;
@@ -781,7 +785,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
         uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
         if (n->last >= 0)
             moves &= ~sh->axis_moves[n->last];
-        if (n->need >= 0)
+        if (n->need >= 0 && !sh->tilts_free)
             moves &= sh->axis_moves[n->need];
         const uint16_t *frow = move_row(t, t->flip_move, n->flip),
                        *trow = move_row(t, t->twist_move, n->twist),
@@ -1319,6 +1323,25 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     }
     int err = qs_engine_run(o->threads, o->team, worker_main, workers,
                             sizeof *workers, &sh->run.halt);
+    /* The search takes a tilt only right before a turn of the axis it
+     * makes turnable: a tilt before a turn of the other one could come
+     * after it. In cube moves that is so, but not in regrips: where the
+     * tilt goes decides which grippers it can regrip on the way, so a few
+     * executions are shorter only with the tilt first (1 of 150 scrambles
+     * of 10 face turns, docs/benchmarks.md, forty-third session). Such a
+     * solution is still found under a limit it beats by a move, but not
+     * under a limit it only meets. Taking every tilt order costs more
+     * nodes than it gains under a time limit, so the search runs again
+     * with tilts free only when it has ended by itself (every length
+     * searched in full, no time, node or length limit reached), which on
+     * short scrambles takes a fraction of the first run. */
+    if (err == QS_OK && !sh->by_time && !qs_halt_stopped(&sh->run.halt)) {
+        sh->tilts_free = 1;
+        memset(sh->full_done, 0, sizeof sh->full_done);
+        qs_jobs_rewind(&sh->run.jobs);
+        err = qs_engine_run(o->threads, o->team, worker_main, workers,
+                            sizeof *workers, &sh->run.halt);
+    }
     int n = err == QS_OK ? plan_all(sh, out, want) : 0;
     *n_out = n;
     if (stats) {

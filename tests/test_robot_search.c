@@ -305,6 +305,39 @@ static void test_short_scrambles_reach_optimum(void **state)
     assert_int_equal(missed, 0);
 }
 
+/* A scramble whose shortest execution takes a tilt before a turn of the
+ * axis it did not make turnable: "F' U L (F B') R2 (U D) (F' B)" in 11
+ * robot moves, where tilts just before the turns that need them make 12.
+ * With its optimum as the length limit, one thread (whose order of jobs
+ * never records the 12-move path first, which would have been planned in
+ * 11), the search must still find it: once every length is searched in
+ * full, it searches again with tilts in either order. */
+static void test_tilt_before_the_other_axis(void **state)
+{
+    (void)state;
+    qs_move moves[10];
+    int len = qs_moves_parse("B' F D' U' R2 F' B L' U' F", moves, 10, NULL, 0);
+    assert_int_equal(len, 10);
+    qs_cube c = scrambled(moves, len);
+    robot_optimal_options oo;
+    robot_optimal_options_default(&oo);
+    oo.threads = 2;
+    robot_solution best, found;
+    assert_int_equal(robot_solve_optimal(robot_tables(), &model, &profile, &c,
+                                         &oo, &best, NULL),
+                     ROBOT_OK);
+    assert_int_equal(best.plan.robot_moves, 11);
+    robot_solve_options o = options(1, 0);
+    o.max_len = best.plan.robot_moves;
+    int n = 0;
+    assert_int_equal(robot_solve(robot_tables(), &model, &profile, &c, &o,
+                                 &found, 1, &n, NULL),
+                     ROBOT_OK);
+    assert_int_equal(n, 1);
+    assert_executes(&c, &found);
+    assert_int_equal(found.plan.robot_moves, 11);
+}
+
 /* A scramble's own inverse is a solution; with its robot moves as the
  * length limit and no time limit the search must find one as short. */
 static void test_short_scrambles(void **state)
@@ -616,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_least_time_short_scrambles),
         cmocka_unit_test(test_least_time_matches_plan),
         cmocka_unit_test(test_short_scrambles_reach_optimum),
+        cmocka_unit_test(test_tilt_before_the_other_axis),
         cmocka_unit_test(test_special_positions),
         cmocka_unit_test(test_short_scrambles),
         cmocka_unit_test(test_best_solutions),
