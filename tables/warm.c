@@ -3,13 +3,13 @@
  *
  * On some virtual machines, this project's Firecracker VMs among them, a
  * 2 MiB page that has not been read for some tens of milliseconds is slow
- * to read again: one byte of each page of a 2.2 GB table took about 1 us
- * a page after 100 ms of idle, 10 us after a second and 18 us after two.
- * No fault reaches the guest, so it is the host's mapping that is made
- * again. A robot solve reads some 1,500 such pages at random in its 10
- * ms, so after a pause of a second it searched about a tenth of the
- * nodes of a solve in a run and overran its time (docs/benchmarks.md,
- * forty-third session). Reading one byte of every 2 MiB page each period
+ * to read again: one byte of each page of a 2.2 GB table took 1-5 us a
+ * page after 100 ms of idle, 10-40 us after a second and 18-51 us after
+ * two. No fault reaches the guest, so it is the host's mapping that is
+ * made again. A robot solve reads some 1,500 such pages at random in its
+ * 10 ms, so after a pause of a second it searched a hundredth to a tenth
+ * of the nodes of a solve in a run and overran its time
+ * (docs/benchmarks.md, forty-third session). Reading one byte of every 2 MiB page each period
  * keeps those mappings alive; over warm pages a sweep costs well under a
  * millisecond. Where pages do not go cold, the sweeps only cost that;
  * where they go cold within the period, the wait after a long sweep is
