@@ -1333,8 +1333,10 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
      * under a limit it only meets. Taking every tilt order costs more
      * nodes than it gains under a time limit, so the search runs again
      * with tilts free only when it has ended by itself (every length
-     * searched in full, no time, node or length limit reached), which on
-     * short scrambles takes a fraction of the first run. */
+     * searched in full, no time, node or length limit reached): on short
+     * scrambles without a time limit that takes about twice as long as
+     * the first run, and under a time limit it only uses time the first
+     * run left. */
     if (err == QS_OK && !sh->by_time && !qs_halt_stopped(&sh->run.halt)) {
         sh->tilts_free = 1;
         memset(sh->full_done, 0, sizeof sh->full_done);
