@@ -742,6 +742,26 @@ static char *status_reply(server *s, const char *id)
     cJSON_AddNumberToObject(o, "queue_limit", s->cfg->queue);
     cJSON_AddNumberToObject(o, "running", s->n_running);
     cJSON_AddNumberToObject(o, "served", (double)s->served);
+    /* The thread keeping the tables warm (--keep-warm): its sweeps over
+     * every set held so far and what they cost. */
+    uint64_t sweeps = 0;
+    double sweep_s = 0;
+    for (int m = 0; m < QS_METRIC_COUNT; m++) {
+        const qtab_set *held[2] = {s->sets[m], s->optimal_sets[m]};
+        for (int i = 0; i < 2; i++) {
+            qtab_stats st;
+            if (!held[i])
+                continue;
+            qtab_set_stats(held[i], &st);
+            sweeps += st.warm_sweeps;
+            sweep_s += st.warm_seconds;
+        }
+    }
+    cJSON *warm = cJSON_CreateObject();
+    cJSON_AddNumberToObject(warm, "period_ms", s->cfg->keep_warm_ms);
+    cJSON_AddNumberToObject(warm, "sweeps", (double)sweeps);
+    cJSON_AddNumberToObject(warm, "seconds", floor(sweep_s * 1e3 + 0.5) / 1e3);
+    cJSON_AddItemToObject(o, "keep_warm", warm);
     pthread_mutex_unlock(&s->mu);
     cJSON_AddNumberToObject(
         o, "uptime_s",

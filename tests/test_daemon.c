@@ -657,6 +657,39 @@ static void test_load_64_clients(void **state)
     assert_alive(main_daemon.endpoint);
 }
 
+/* The status reports the thread keeping the tables warm: the default
+ * period, and sweeps that keep coming while the daemon waits. */
+static void test_status_keep_warm(void **state)
+{
+    (void)state;
+    void *s = dealer(main_daemon.endpoint);
+    int64_t end = test_mono_ms() + test_scaled_ms(30000);
+    double first = -1;
+    for (;;) {
+        send_str(s, "{\"id\":\"st\",\"op\":\"status\"}");
+        cJSON *o = final_reply(s, 5000);
+        assert_non_null(o);
+        cJSON *warm = cJSON_GetObjectItemCaseSensitive(o, "keep_warm");
+        assert_non_null(warm);
+        assert_int_equal(
+            cJSON_GetObjectItemCaseSensitive(warm, "period_ms")->valueint, 50);
+        double sweeps =
+            cJSON_GetObjectItemCaseSensitive(warm, "sweeps")->valuedouble;
+        double seconds =
+            cJSON_GetObjectItemCaseSensitive(warm, "seconds")->valuedouble;
+        cJSON_Delete(o);
+        assert_true(seconds >= 0);
+        if (first < 0)
+            first = sweeps;
+        else if (sweeps > first)
+            break; /* sweeps continue between requests */
+        if (test_mono_ms() > end)
+            fail_msg("keep_warm.sweeps stayed at %.0f for 30 s", sweeps);
+        test_sleep_ms(20);
+    }
+    zmq_close(s);
+}
+
 /* A REQ socket gets exactly one reply per request (no accepted). */
 static void test_req_client(void **state)
 {
@@ -2475,6 +2508,7 @@ int main(void)
         TEST(test_bad_input),
         TEST(test_correct_all_metrics),
         TEST(test_req_client),
+        TEST(test_status_keep_warm),
         TEST(test_cancel),
         TEST(test_hostile_text),
         TEST(test_deadline),
