@@ -637,6 +637,30 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(kinds, {"pong", "status", "accepted", "progress",
                                  "result", "error", "cancel"})
 
+    @unittest.skipUnless(jsonschema, "python3-jsonschema is not installed")
+    def test_17_schema_sizes(self):
+        # A status from a daemon holding other table sizes than the
+        # defaults (the schema's enums once knew only small and large),
+        # and its keeper's figures.
+        source = os.environ.get("QUADSOLVE_SOURCE_DIR",
+                                os.path.join(HERE, "..", ".."))
+        with open(os.path.join(source, "docs", "protocol.schema.json")) as f:
+            schema = json.load(f)
+        replies = jsonschema.Draft202012Validator(
+            {"$ref": "#/$defs/reply", "$defs": schema["$defs"]})
+        proc, endpoint = start_daemon(
+            "--metrics", "robot,htm", "--robot-tables", "medium",
+            "--optimal-tables", "h48", "--keep-warm", "7")
+        self.addCleanup(stop_daemon, proc)
+        with qc.Client(endpoint, context=self.ctx) as qs:
+            qs.wait_ready(timeout=300)
+            status = qs.status()
+        self.assertEqual(list(replies.iter_errors(status)), [], status)
+        self.assertEqual(status["robot_tables"], "medium")
+        self.assertEqual(status["optimal_tables"], {"htm": "h48"})
+        self.assertEqual(status["keep_warm"]["period_ms"], 7)
+        self.assertEqual(stop_daemon(proc), 0)
+
     # ------------------------------------------------------------- stop
 
     def test_99_sigterm(self):
