@@ -4,7 +4,7 @@
  * On some virtual machines, this project's Firecracker VMs among them, a
  * 2 MiB page that has not been read for some tens of milliseconds is slow
  * to read again: one byte of each page of a 2.2 GB table took 1-5 us a
- * page after 100 ms of idle, 10-40 us after a second and 18-51 us after
+ * page after 100 ms of idle, 10-40 us after a second and 18-56 us after
  * two. No fault reaches the guest, so it is the host's mapping that is
  * made again. A robot solve reads some 1,500 such pages at random in its
  * 10 ms, so after a pause of a second it searched a hundredth to a tenth
