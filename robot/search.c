@@ -183,11 +183,14 @@ typedef struct {
     int8_t dist;      /* phase-1 distance in its class, -1 until known */
     uint8_t cdist;    /* robot moves its corners alone need (once the
                          corner-path entry is read: the rest of the path) */
-    uint8_t cshift;   /* corner entry: bit of the kid's class */
+    uint8_t cshift;   /* corner entry: bit of the kid's class (without the
+                         corner-path table) */
     uint8_t read_path; /* its corner-path entry is fetched and read */
     int8_t spare;     /* robot moves its corners may still need */
     int16_t parent;   /* its node's index in the group above */
-    uint32_t cindex;  /* corner entry (rcorners) in the kid's class */
+    uint32_t cindex;  /* its corner-path entry (robot_path_index) where it
+                         reads one, else its corner entry (rcorners) in
+                         the kid's class */
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move,
                          NEAR_END: a turn with one phase-1 move left */
     uint32_t fs;      /* flip and slice places (fs_packed's index) */
@@ -826,19 +829,24 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             c->parent = (int16_t)i;
             c->dist =
                 b.large ? (int8_t)(n->dist + bounds_delta(&b, m) - 1) : -1;
-            c->cindex =
-                robot_corner_index(t, c->corners, c->twist, k, &c->cshift);
             /* A corner-path entry holds the corner entry's distance and
              * never bounds below it: with the table, one read serves
-             * both, and none where it cannot refuse the child. */
+             * both, and none where it cannot refuse the child (nor is
+             * the entry located then). */
             c->cdist = 0;
-            c->read_path =
-                t->rpath_code && path_read_pays(sh, c->togo, c->spare);
-            if (c->read_path)
-                __builtin_prefetch(
-                    &t->rpath_code[robot_path_index(c->cindex, c->cshift)]);
-            else if (!t->rpath_code)
+            c->read_path = 0;
+            if (!t->rpath_code) {
+                c->cindex = robot_corner_index(t, c->corners, c->twist, k,
+                                               &c->cshift);
                 __builtin_prefetch(&t->rcorners[c->cindex]);
+            } else if (path_read_pays(sh, c->togo, c->spare)) {
+                uint8_t shift;
+                uint32_t ci =
+                    robot_corner_index(t, c->corners, c->twist, k, &shift);
+                c->read_path = 1;
+                c->cindex = robot_path_index(ci, shift);
+                __builtin_prefetch(&t->rpath_code[c->cindex]);
+            }
             count++;
         }
         if (n->need >= 0 || togo < 2 || (d->inverse && depth == 0))
@@ -853,19 +861,21 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             int dist = kid_dist(t, n, k2);
             if (dist > togo - cost)
                 continue;
-            uint8_t shift;
-            uint32_t cindex =
-                robot_corner_index(t, n->corners, n->twist, k2, &shift);
-            int cdist = 0,
-                read_path = t->rpath_code && path_read_pays(sh, togo - cost,
-                                                        budget - cost);
-            if (read_path) {
-                __builtin_prefetch(
-                    &t->rpath_code[robot_path_index(cindex, shift)]);
-            } else if (!t->rpath_code) {
+            uint8_t shift = 0;
+            uint32_t cindex = 0;
+            int cdist = 0, read_path = 0;
+            if (!t->rpath_code) {
+                cindex =
+                    robot_corner_index(t, n->corners, n->twist, k2, &shift);
                 cdist = robot_corner_value(t->rcorners[cindex], shift);
                 if (cdist > budget - cost)
                     continue;
+            } else if (path_read_pays(sh, togo - cost, budget - cost)) {
+                read_path = 1;
+                cindex = robot_corner_index(t, n->corners, n->twist, k2,
+                                            &shift);
+                cindex = robot_path_index(cindex, shift);
+                __builtin_prefetch(&t->rpath_code[cindex]);
             }
             kid *c = &kids[count++];
             *c = *n;
@@ -895,9 +905,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
         if (c->read_path) {
-            int bound = robot_path_bound(
-                robot_path_entry(t, robot_path_index(c->cindex, c->cshift)),
-                c->togo);
+            int bound =
+                robot_path_bound(robot_path_entry(t, c->cindex), c->togo);
             if (bound > c->spare)
                 continue;
             c->cdist = (uint8_t)bound; /* never below the corners' own */
