@@ -746,6 +746,7 @@ static char *status_reply(server *s, const char *id)
      * every set held so far and what they cost. */
     uint64_t sweeps = 0;
     double sweep_s = 0;
+    int keepers = 0;
     for (int m = 0; m < QS_METRIC_COUNT; m++) {
         const qtab_set *held[2] = {s->sets[m], s->optimal_sets[m]};
         for (int i = 0; i < 2; i++) {
@@ -755,10 +756,14 @@ static char *status_reply(server *s, const char *id)
             qtab_set_stats(held[i], &st);
             sweeps += st.warm_sweeps;
             sweep_s += st.warm_seconds;
+            keepers += st.warm_threads;
         }
     }
     cJSON *warm = cJSON_CreateObject();
     cJSON_AddNumberToObject(warm, "period_ms", s->cfg->keep_warm_ms);
+    /* The period is the one asked for; a keeper that failed to start is
+     * only logged, so the threads running say whether it is kept. */
+    cJSON_AddNumberToObject(warm, "threads", keepers);
     cJSON_AddNumberToObject(warm, "sweeps", (double)sweeps);
     cJSON_AddNumberToObject(warm, "seconds", floor(sweep_s * 1e3 + 0.5) / 1e3);
     cJSON_AddItemToObject(o, "keep_warm", warm);

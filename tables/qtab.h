@@ -312,6 +312,8 @@ typedef struct {
     double generate_seconds; /* generation and writing */
     uint64_t warm_sweeps;    /* keep_warm_ms: sweeps over the blobs so far */
     double warm_seconds;     /* and the time they took */
+    int warm_threads;        /* 1 while a thread keeps the set warm, 0 if
+                                none was asked for or it could not start */
 } qtab_stats;
 
 typedef struct qtab_set qtab_set;

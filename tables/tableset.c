@@ -489,6 +489,7 @@ void qtab_set_stats(const qtab_set *s, qtab_stats *stats)
     if (s != NULL && stats != NULL) {
         *stats = s->stats;
         qtab_warm_stats(s->warm, &stats->warm_sweeps, &stats->warm_seconds);
+        stats->warm_threads = s->warm != NULL;
     }
 }
 

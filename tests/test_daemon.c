@@ -658,7 +658,8 @@ static void test_load_64_clients(void **state)
 }
 
 /* The status reports the thread keeping the tables warm: the default
- * period, and sweeps that keep coming while the daemon waits. */
+ * period, sweeps that keep coming while the daemon waits, and a thread
+ * running once a table set is held. */
 static void test_status_keep_warm(void **state)
 {
     (void)state;
@@ -677,8 +678,13 @@ static void test_status_keep_warm(void **state)
             cJSON_GetObjectItemCaseSensitive(warm, "sweeps")->valuedouble;
         double seconds =
             cJSON_GetObjectItemCaseSensitive(warm, "seconds")->valuedouble;
+        cJSON *threads = cJSON_GetObjectItemCaseSensitive(warm, "threads");
+        assert_true(cJSON_IsNumber(threads));
+        int running = threads->valueint;
         cJSON_Delete(o);
         assert_true(seconds >= 0);
+        if (sweeps > 0)
+            assert_true(running >= 1); /* sweeps come from a thread */
         if (first < 0)
             first = sweeps;
         else if (sweeps > first)

@@ -156,6 +156,7 @@ static void test_keep_warm(void **state)
     usleep(20000);
     qtab_set_stats(set, &st);
     assert_int_equal(st.warm_sweeps, 0);
+    assert_int_equal(st.warm_threads, 0);
     qtab_close(set);
 
     o.keep_warm_ms = 1;
@@ -170,6 +171,7 @@ static void test_keep_warm(void **state)
         usleep(1000);
     }
     assert_true(st.warm_seconds > 0);
+    assert_int_equal(st.warm_threads, 1);
     assert_int_equal(st.loaded, required_blobs()); /* the rest as before */
     solve_one(set);
     qtab_close(set);

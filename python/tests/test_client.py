@@ -659,6 +659,8 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(status["robot_tables"], "medium")
         self.assertEqual(status["optimal_tables"], {"htm": "h48"})
         self.assertEqual(status["keep_warm"]["period_ms"], 7)
+        # ready: the two-phase sets are held, each with its keeper
+        self.assertGreaterEqual(status["keep_warm"]["threads"], 1)
         self.assertEqual(stop_daemon(proc), 0)
 
     # ------------------------------------------------------------- stop
