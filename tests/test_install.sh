@@ -33,11 +33,15 @@ check_page() { # PAGE OPTION TEXT
     text=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$man1/$1.1.gz" \
         2>"$tmp/man.err" | col -b) || fail "man -l $1.1.gz failed"
     [ ! -s "$tmp/man.err" ] || fail "man warns on $1.1: $(head -3 "$tmp/man.err")"
-    echo "$text" | grep -q -- "$2" || fail "$1.1 lacks $2 (from --help)"
-    echo "$text" | grep -q -- "$3" || fail "$1.1 lacks $3 (from man/$1.h2m)"
-    echo "$text" | grep -qx "SYNOPSIS" ||
+    # Here-strings, not `echo | grep -q`: bash's echo writes a long text
+    # in pieces, grep -q exits at its first match, and the echo's next
+    # write then dies of SIGPIPE, which pipefail reports as a failure
+    # (once in CI, on a loaded machine).
+    grep -q -- "$2" <<<"$text" || fail "$1.1 lacks $2 (from --help)"
+    grep -q -- "$3" <<<"$text" || fail "$1.1 lacks $3 (from man/$1.h2m)"
+    grep -qx "SYNOPSIS" <<<"$text" ||
         fail "$1.1 has no SYNOPSIS (does $1 --help start with \"Usage: $1\"?)"
-    echo "$text" | sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' | grep -q "^ *$1 " ||
+    sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' <<<"$text" | grep -q "^ *$1 " ||
         fail "$1.1's SYNOPSIS does not show the command line"
 }
 check_page quadsolve --metric QUADSOLVE_TABLES

@@ -28,8 +28,11 @@ case "$where" in
 "$tmp/venv/"*) ;;
 *) fail "quadsolve is imported from $where, not the virtual environment" ;;
 esac
-"$tmp/venv/bin/quadsolve-client" --help | grep -q -- --endpoint ||
+# (a here-string: with pipefail, `| grep -q` can fail the writer)
+help=$("$tmp/venv/bin/quadsolve-client" --help) ||
     fail "the quadsolve-client script is not installed"
+grep -q -- --endpoint <<<"$help" ||
+    fail "quadsolve-client --help does not list --endpoint"
 
 # The small robot set in process (728 MB instead of 2.98 GB), as on a
 # small robot computer: the machine is shared.
