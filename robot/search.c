@@ -124,7 +124,6 @@ typedef struct {
     qs_cube cube;
     direction dir[N_DIRS];
     uint8_t move_axis[QS_MOVE_COUNT];
-    uint64_t axis_moves[3];   /* the moves of each axis */
 
     qs_run run;           /* jobs: numbered in steps of 2 * starts_per_len:
                              step s is length s's loose pass, then length
@@ -641,29 +640,38 @@ static void prefetch_entry(const qs_tables *t, const kid *c)
  * and each turn's delta; without it every turn passes and the children's
  * entries decide. */
 typedef struct {
-    uint64_t by_delta[3];
+    uint32_t by_delta[3]; /* local bits of class kk (robot_p1x_local) */
     int large;
+    int sym, kk;          /* the frame: bit b is turn rloc_move[sym][kk][b] */
 } turn_bounds;
 
 static void bounds_init(const qs_tables *t, const kid *n, int k,
                         turn_bounds *b)
 {
-    if (n->index == NEAR_END) {
+    b->large = n->index == NEAR_END || t->rphase1x != NULL;
+    b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
+    if (n->index != NEAR_END) {
+        /* In the representative's frame; only the turns made are mapped
+         * into the position's (about 65 instructions a node less than
+         * remapping the masks, forty-fourth session). Without the move
+         * table the turns are taken in the same order, so that both
+         * sizes search alike. */
+        b->sym = n->sym;
+        b->kk = t->axis_conj[k][n->sym];
+        if (t->rphase1x)
+            robot_p1x_local(&t->rphase1x[n->index], b->kk, b->by_delta);
+    } else {
+        /* In the position's own frame (symmetry 0 is the identity). */
+        b->sym = 0;
+        b->kk = k;
         /* Only the turns into the phase-2 group can follow, and the
          * coordinates name them (the rest is never read): exact, with
          * either table. */
-        b->large = 1;
-        b->by_delta[0] =
-            g1_entering_moves(t, n->flip, n->twist, n->slice) &
-            t->tilt_moves[k];
-        b->by_delta[1] = b->by_delta[2] = 0;
-        return;
+        uint64_t enter = g1_entering_moves(t, n->flip, n->twist, n->slice) &
+                         t->tilt_moves[k];
+        for (; enter; enter &= enter - 1)
+            b->by_delta[0] |= 1u << t->rmove_local[k][__builtin_ctzll(enter)];
     }
-    b->large = t->rphase1x != NULL;
-    if (b->large)
-        robot_p1x_deltas(t, &t->rphase1x[n->index], n->sym, k, b->by_delta);
-    else
-        b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
 }
 
 /* The phase-1 distance of a NEAR_END kid in class k, as far as a search
@@ -677,18 +685,19 @@ static int near_end_dist(const qs_tables *t, const kid *c, int k)
                ? 1
                : 2;
 }
-static uint64_t bounds_allowed(const turn_bounds *b, int lim)
+static uint32_t bounds_allowed(const turn_bounds *b, int lim)
 {
     if (!b->large || lim >= 2)
-        return ~0ull;
+        return ROBOT_LOCAL_ALL;
     if (lim < 0)
         return 0;
     return lim == 0 ? b->by_delta[0] : b->by_delta[0] | b->by_delta[1];
 }
 
-static int bounds_delta(const turn_bounds *b, int m)
+static int bounds_delta(const turn_bounds *b, int bit)
 {
-    return (int)(b->by_delta[1] >> m & 1) + 2 * (int)(b->by_delta[2] >> m & 1);
+    return (int)(b->by_delta[1] >> bit & 1) +
+           2 * (int)(b->by_delta[2] >> bit & 1);
 }
 
 /* Whether a child with j phase-1 moves left and `spare` robot moves to
@@ -783,22 +792,23 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
         int budget = limit - (w->len1 - togo) - w->slack;
         /* Turns that can still finish at cost 1, and after a full
          * regrip. */
-        uint64_t ok1 = bounds_allowed(&b, togo - n->dist),
+        uint32_t ok1 = bounds_allowed(&b, togo - n->dist),
                  ok2 = bounds_allowed(&b, togo - n->dist - 1);
-        uint64_t moves = t->tilt_moves[k] & (ok1 | ok2);
+        uint32_t moves = ok1 | ok2;
         if (n->last >= 0)
-            moves &= ~sh->axis_moves[n->last];
+            moves &= ~robot_local_axis(b.kk, t->axis_conj[n->last][b.sym]);
         if (n->need >= 0 && !sh->tilts_free)
-            moves &= sh->axis_moves[n->need];
+            moves &= robot_local_axis(b.kk, t->axis_conj[n->need][b.sym]);
+        const uint8_t *turn = t->rloc_move[b.sym][b.kk];
         const uint16_t *frow = move_row(t, t->flip_move, n->flip),
                        *trow = move_row(t, t->twist_move, n->twist),
                        *srow = move_row(t, t->edge4_move, n->slice),
                        *crow = move_row(t, t->corners_move, n->corners);
         while (moves) {
-            int m = __builtin_ctzll(moves);
+            int bit = __builtin_ctz(moves), m = turn[bit];
             moves &= moves - 1;
             int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
-            if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> m & 1))
+            if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> bit & 1))
                 continue;
             kid *c = &kids[count];
             c->flip = frow[m];
@@ -828,7 +838,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             c->spare = (int8_t)(budget - cost);
             c->parent = (int16_t)i;
             c->dist =
-                b.large ? (int8_t)(n->dist + bounds_delta(&b, m) - 1) : -1;
+                b.large ? (int8_t)(n->dist + bounds_delta(&b, bit) - 1) : -1;
             /* A corner-path entry holds the corner entry's distance and
              * never bounds below it: with the table, one read serves
              * both, and none where it cannot refuse the child (nor is
@@ -1299,10 +1309,8 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     if (sh->by_time)
         step_durations(sh);
     atomic_init(&sh->bound_us, INT64_MAX);
-    for (int m = 0; m < QS_MOVE_COUNT; m++) {
+    for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
-        sh->axis_moves[axis_of(m)] |= 1ull << m; /* sh is calloc'ed */
-    }
     /* Least time plans its best two candidates with Dijkstra searches
      * after the search (0.1-0.3 ms each, bounded by the search's times):
      * a 25th of the time is kept for it. */

@@ -561,10 +561,15 @@ struct qs_tables {
      * because it lies at the robot's U-D position. */
     uint8_t axis_conj[N_TILT][N_SYM]; /* the class after S x S^-1 */
     uint64_t tilt_moves[N_TILT];      /* moves a class can turn */
-    /* rgroup_remap[s][a][half][bits]: the moves of the 15-bit group of
-     * representative axis a (low byte, then the high 7 bits) as moves of
-     * the cube that symmetry s maps onto the representative */
-    uint64_t (*rgroup_remap)[N_TILT][2][256];
+    /* rloc_move[s][kk][b]: the move that bit b of a robot_p1x word of
+     * tilt class kk names (see robot_p1x_local), as a move of the cube
+     * that symmetry s maps onto the representative; 1.5 KB, so a node
+     * maps only the turns it makes instead of remapping whole masks. */
+    uint8_t (*rloc_move)[N_TILT][32];
+    /* rmove_local[k][m]: the local bit of turn m in class k of the
+     * position's own frame (rloc_move[0] inverted; 255 for the class's
+     * own axis) */
+    uint8_t rmove_local[N_TILT][QS_MOVE_COUNT];
 
     /* pruning */
     const void *phase1;        /* blob: uint32_t or uint64_t entries */
@@ -666,21 +671,36 @@ static inline int robot_p1_dist(const qs_tables *t, uint16_t e, int sym,
     return e >> (4 * t->axis_conj[k][sym]) & 15;
 }
 
-/* For a position whose large robot entry is e, seen through symmetry sym,
- * in tilt class k of its own frame: the turns whose child lies at distance
- * d_k - 1 + delta from class k, for delta = 0, 1, 2 (see robot_p1x). */
-static inline void robot_p1x_deltas(const qs_tables *t, const robot_p1x *e,
-                                    int sym, int k, uint64_t by_delta[3])
+/* The turns of a tilt class as the bits of a robot_p1x word: bits 0-14
+ * the 15 turns of the lower-numbered axis other than the class's, in
+ * move-number order, bits 15-29 those of the higher one (ROBOT_LOCAL_ALL:
+ * all 30). rloc_move names each bit's move. */
+#define ROBOT_LOCAL_ALL 0x3fffffffu
+
+/* The local bits (above) of the turns of axis a in class kk: 0 for the
+ * class's own axis, which it cannot turn. */
+static inline uint32_t robot_local_axis(int kk, int a)
 {
-    int kk = t->axis_conj[k][sym];
-    int lo = kk == 0 ? 1 : 0, hi = kk == 2 ? 1 : 2;
+    if (a == kk)
+        return 0;
+    return a == (kk == 0 ? 1 : 0) ? 0x7fffu : 0x7fffu << 15;
+}
+
+/* For a large robot entry e in tilt class kk of the representative's
+ * frame: the turns (local bits, see above) whose child lies at distance
+ * d_kk - 1 + delta, for delta = 0, 1, 2 (see robot_p1x). A position in
+ * class k seen through symmetry sym reads class kk = axis_conj[k][sym]
+ * and names its turns by rloc_move[sym][kk]. */
+static inline void robot_p1x_local(const robot_p1x *e, int kk,
+                                   uint32_t by_delta[3])
+{
     uint32_t w = e->moves[kk];
-    const uint64_t(*g)[2][256] = t->rgroup_remap[sym];
-    uint64_t low = g[lo][0][w & 255] | g[lo][1][w >> 8 & 127] |
-                   g[hi][0][w >> 15 & 255] | g[hi][1][w >> 23 & 127];
-    uint64_t high =
-        t->flag_remap[sym][(w >> 30 & 1) << lo | (w >> 31 & 1) << hi];
-    deltas_split(low, high, t->tilt_moves[k], by_delta);
+    uint32_t low = w & ROBOT_LOCAL_ALL;
+    uint32_t high = ((0u - (w >> 30 & 1)) & 0x7fffu) |
+                    ((0u - (w >> 31)) & (0x7fffu << 15));
+    by_delta[0] = low & ~high;
+    by_delta[1] = (low & high) | (~low & ~high & ROBOT_LOCAL_ALL);
+    by_delta[2] = ~low & high;
 }
 
 /* robot_corner_dist in two steps, so that a search can fetch the entry

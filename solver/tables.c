@@ -597,32 +597,33 @@ static int slice_distance_table(qs_tables *t, int use_corners,
     return err;
 }
 
-/* rgroup_remap (see qs_internal.h): bit i of an axis group is the i-th
- * move of that axis by move number, in the representative's frame. */
-static int init_robot_group_remap(qs_tables *t)
+/* rloc_move (see qs_engine.h): bit i of an axis group is the i-th move
+ * of that axis by move number, in the representative's frame. */
+static int init_robot_local_moves(qs_tables *t)
 {
-    t->rgroup_remap = carve(t, sizeof *t->rgroup_remap * N_SYM);
-    if (!t->rgroup_remap)
+    t->rloc_move = carve(t, sizeof *t->rloc_move * N_SYM);
+    if (!t->rloc_move)
         return QS_ERR_NOMEM;
-    uint8_t axis_move[N_TILT][16];
+    uint8_t axis_move[N_TILT][15];
     int n[N_TILT] = {0};
     for (int m = 0; m < QS_MOVE_COUNT; m++) {
         int a = axis_of((qs_move)m);
         axis_move[a][n[a]++] = (uint8_t)m;
     }
     for (int s = 0; s < N_SYM; s++)
-        for (int a = 0; a < N_TILT; a++)
-            for (int half = 0; half < 2; half++)
-                for (int v = 0; v < 256; v++) {
-                    uint64_t out = 0;
-                    for (int j = 0; j < 8; j++) {
-                        int i = 8 * half + j;
-                        if ((v >> j & 1) && i < n[a])
-                            out |= 1ull << t->move_conj[axis_move[a][i]]
-                                                       [t->sym_inv[s]];
-                    }
-                    t->rgroup_remap[s][a][half][v] = out;
-                }
+        for (int kk = 0; kk < N_TILT; kk++)
+            for (int b = 0; b < 32; b++) {
+                int lo = kk == 0 ? 1 : 0, hi = kk == 2 ? 1 : 2;
+                int a = b < 15 ? lo : hi;
+                t->rloc_move[s][kk][b] =
+                    b < 30 ? t->move_conj[axis_move[a][b % 15]]
+                                         [t->sym_inv[s]]
+                           : 0;
+            }
+    memset(t->rmove_local, 255, sizeof t->rmove_local);
+    for (int kk = 0; kk < N_TILT; kk++)
+        for (int b = 0; b < 30; b++)
+            t->rmove_local[kk][t->rloc_move[0][kk][b]] = (uint8_t)b;
     return QS_OK;
 }
 
@@ -647,7 +648,7 @@ int qs_tables_init_base(qs_tables *t, qs_metric metric)
     if (!err)
         err = init_sym_tables(t, sym);
     if (!err && metric == QS_METRIC_ROBOT)
-        err = init_robot_group_remap(t);
+        err = init_robot_local_moves(t);
     if (!err)
         err = slice_distance_table(t, 1, &t->cornslice);
     if (!err)

@@ -280,8 +280,16 @@ static void check_robot_phase1(const qs_tables *t, int radius)
         const robot_p1x *x = &t->rphase1x[(uint64_t)t->fs_class[fs] * N_TWIST +
                                           t->twist_conj[twist][s]];
         assert_int_equal(robot_p1_dist(t, x->dist, s, k), map.dist[i]);
-        uint64_t by_delta[3];
-        robot_p1x_deltas(t, x, s, k, by_delta);
+        /* The local bits of the representative's class, each named as a
+         * turn of this position through rloc_move. */
+        uint32_t local[3];
+        uint64_t by_delta[3] = {0, 0, 0};
+        int kk = t->axis_conj[k][s];
+        robot_p1x_local(x, kk, local);
+        for (int bit = 0; bit < 30; bit++)
+            for (int dl = 0; dl < 3; dl++)
+                if (local[dl] >> bit & 1)
+                    by_delta[dl] |= 1ull << t->rloc_move[s][kk][bit];
         assert_int_equal(by_delta[0] | by_delta[1] | by_delta[2],
                          t->tilt_moves[k]);
         for (int m = 0; m < t->n_moves; m++) {

@@ -172,11 +172,15 @@ static void test_benchmark_cubes(void **state)
  * one thread, a length limit and no time limit make the search
  * deterministic, so with either table set it visits the same nodes and
  * returns the same solution; only the large set gets there sooner. The
- * large set's corner-path table only drops children that cannot finish
- * within the limit: the same solution again, from fewer nodes. It is
- * taken out of a shallow copy of the large set for the first part. The
- * medium set (small with the corner paths) visits the large set's nodes
- * and finds the same solution. */
+ * large set's corner-path table drops children that cannot finish
+ * within the limit, so the search visits fewer nodes in all. It is taken
+ * out of a shallow copy of the large set for the first part. (The same
+ * solution is not promised there: a length's loose pass skips the paths
+ * whose corners need every move left, and the corner paths find more of
+ * them than the corner distances do, so a solution one set finds in a
+ * loose pass the other may find only in the full pass.) The medium set
+ * (small with the corner paths) visits the large set's nodes and finds
+ * the same solution. */
 static void test_large_table_same_search(void **state)
 {
     (void)state;
@@ -226,17 +230,15 @@ static void test_large_table_same_search(void **state)
         assert_memory_equal(a.moves, b.moves, a.n);
         assert_int_equal(sa.phase1_nodes, sb.phase1_nodes);
         assert_int_equal(sa.phase2_nodes, sb.phase2_nodes);
-        assert_int_equal(p.n, b.n);
-        assert_memory_equal(p.moves, b.moves, b.n);
-        assert_true(sp.phase1_nodes <= sb.phase1_nodes);
+        assert_true(p.plan.robot_moves <= o.max_len);
         /* medium: small's search less the children the corner paths
-         * drop, so the same solution from the large set's nodes */
+         * drop, so the large set's solution from the large set's nodes */
         assert_int_equal(robot_solve(medium, &model, &profile, &c, &o, &q, 1,
                                      &nq, &sq),
                          ROBOT_OK);
         assert_executes(&c, &q);
-        assert_int_equal(q.n, a.n);
-        assert_memory_equal(q.moves, a.moves, a.n);
+        assert_int_equal(q.n, p.n);
+        assert_memory_equal(q.moves, p.moves, p.n);
         assert_int_equal(sq.phase1_nodes, sp.phase1_nodes);
         nodes += sb.phase1_nodes;
         nodes_paths += sp.phase1_nodes;
