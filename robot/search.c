@@ -1247,8 +1247,10 @@ static void step_durations(shared *sh)
      * (85 ms against 60 alone under `default`), and a charge above it
      * prunes paths made of such steps that would have won
      * (docs/benchmarks.md, twenty-seventh session); 90 % rather than
-     * 95 % found plans 0.1 % faster under `default` and `servo` and
-     * level under `lego` on development cubes (forty-fourth session).
+     * 95 % found plans about 0.1 % faster under `default` (the only
+     * built-in profile where the cap binds: a weight of 1.275 instead of
+     * 1.35), on development cubes and on the report's, alternated
+     * (forty-fourth session).
      * Without a limit it stays a lower bound. */
     if (sh->o->time_ms > 0 || sh->o->max_nodes > 0) {
         int64_t weighted = sh->min_us + sh->min_us / 2,
