@@ -175,7 +175,6 @@ typedef struct {
 /* A phase-1 position: a node of the search, or a child being made. */
 typedef struct {
     uint16_t flip, twist, slice, corners;
-    uint16_t uedges, dedges; /* edge4 coordinates of the U and D edges */
     uint8_t op, o, set, cost, sym;
     uint8_t togo;     /* robot moves its phase-1 path has left */
     int8_t last, need; /* as in phase2 */
@@ -193,7 +192,8 @@ typedef struct {
     uint32_t index;   /* phase-1 entry, UINT32_MAX: the last phase-1 move,
                          NEAR_END: a turn with one phase-1 move left */
     uint32_t fs;      /* flip and slice places (fs_packed's index) */
-    uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 */
+    uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 (a
+                         node's own are not kept: see end_edges) */
 } kid;
 
 /* Nodes of a phase-1 group at most (see phase1). */
@@ -218,6 +218,8 @@ typedef struct {
      * i, starting from state s); GV_NONE where impossible. */
     int64_t gv[MAX_PATH + 1][GV_LANES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
+    int root_uedges, root_dedges; /* the job's start: edge4 coordinates of
+                                     the U and D edges */
     int n_path1, n_path;
     uint64_t nodes1, nodes2, searches2;
     int halt;
@@ -724,14 +726,6 @@ static int path_read_pays(const shared *sh, int j, int spare)
     return robot_path_may_refuse(j, spare);
 }
 
-/* The U and D edges' edge4 coordinates after turn m from node n. */
-static void turn_edges(const qs_tables *t, const kid *n, int m, int *u,
-                       int *dn)
-{
-    *u = move_row(t, t->edge4_move, n->uedges)[m];
-    *dn = move_row(t, t->edge4_move, n->dedges)[m];
-}
-
 /* The groups above a group, for the moves of a path. */
 typedef struct plevel {
     const kid *nodes;
@@ -749,6 +743,24 @@ static void path_to(worker *w, const kid *c, const kid *g, const plevel *up,
         n = &up->nodes[n->parent];
         up = up->up;
     }
+}
+
+/* The U/D edges (udedges_of) at the end of the phase-1 path on w->path
+ * (entries 0..depth). Only a phase-1 end needs them, and ends are about
+ * one node in thirteen, so they are replayed from the job's start there
+ * rather than carried by every node (about 2 % fewer instructions). */
+static int end_edges(const worker *w, int depth)
+{
+    const qs_tables *t = w->t;
+    int u = w->root_uedges, dn = w->root_dedges;
+    for (int i = 0; i <= depth; i++) {
+        int m = w->path[i];
+        if (m < TILT_OP) {
+            u = move_row(t, t->edge4_move, u)[m];
+            dn = move_row(t, t->edge4_move, dn)[m];
+        }
+    }
+    return udedges_of(t, u, dn);
 }
 
 /* Searches the phase-1 paths below the ng nodes of group g (each located,
@@ -927,9 +939,8 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
                 continue;
         }
         if (c->index == UINT32_MAX) {
-            int u, dn;
-            turn_edges(t, &g[c->parent], c->op, &u, &dn);
-            c->udedges = (uint16_t)udedges_of(t, u, dn);
+            path_to(w, c, g, up, depth);
+            c->udedges = (uint16_t)end_edges(w, depth);
             if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
                           c->udedges) > room)
                 continue;
@@ -980,18 +991,11 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
             continue;
         }
         if (!tilted) {
-            /* the U/D edges, and the move-table rows of the kid's own
-             * children */
-            int u, dn;
-            turn_edges(t, &g[c->parent], c->op, &u, &dn);
-            c->uedges = (uint16_t)u;
-            c->dedges = (uint16_t)dn;
+            /* the move-table rows of the kid's own children */
             move_row_prefetch(t, t->flip_move, c->flip);
             move_row_prefetch(t, t->twist_move, c->twist);
             move_row_prefetch(t, t->edge4_move, c->slice);
             move_row_prefetch(t, t->corners_move, c->corners);
-            move_row_prefetch(t, t->edge4_move, c->uedges);
-            move_row_prefetch(t, t->edge4_move, c->dedges);
         }
         if (next != i)
             kids[next] = *c;
@@ -1033,15 +1037,15 @@ static void search_job(worker *w, int len1, int dir, int start)
     for (int st = 0; st < GV_LANES; st++)
         w->gv[0][st] =
             st == 0 || (d->inverse && st < ROBOT_STATES) ? 0 : GV_NONE;
-    root.uedges = (uint16_t)qs_coord_edge4(c, 0);
-    root.dedges = (uint16_t)qs_coord_edge4(c, 4);
+    w->root_uedges = qs_coord_edge4(c, 0);
+    w->root_dedges = qs_coord_edge4(c, 4);
     root.togo = (uint8_t)len1;
     root.last = root.need = -1;
     root.parent = -1;
     if (len1 == 0)
         phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
-                   udedges_of(t, root.uedges, root.dedges), o, d->start_set,
-                   0, -1, 0);
+                   udedges_of(t, w->root_uedges, w->root_dedges), o,
+                   d->start_set, 0, -1, 0);
     else
         phase1(w, &root, (const int64_t(*)[GV_LANES])w->gv, 1, NULL, 0);
 }
