@@ -707,35 +707,28 @@ static int bounds_delta(const turn_bounds *b, int bit)
  * (robot_path_most; the same nodes, 12 % fewer of these reads at a 10 ms
  * solve's nodes), nor where entries seldom do: a read is a random access
  * to 36 MB that costs a large part of a node. Measured at 10 ms-sized
- * searches (room: spare - j, the moves phase 2 may take): with 8 or more
- * phase-1 moves left no read refused a child; with 7, 1-5 % where the
- * room was over 4; with 6, 3-11 % where it was over 6; elsewhere mostly
- * 20-60 %. Those reads were a third of all; without them a node costs
- * about a tenth less, and a child one of them would have refused is
- * refused a level down. most_room[j]: the widest room at which a child
- * with j moves left still reads (docs/benchmarks.md, forty-second
- * session).
+ * searches (room: spare - j, the moves phase 2 may take, the same for
+ * every node of a job): with 8 or more phase-1 moves left no read refused
+ * a child; with 7, 1-5 % where the room was over 4; with 6, 3-11 % where
+ * it was over 6; elsewhere mostly 20-60 %. Those reads were a third of
+ * all; without them a node costs about a tenth less, and a child one of
+ * them would have refused is refused a level down (docs/benchmarks.md,
+ * forty-second session). most_room(j): the widest room at which a child
+ * with j moves left still reads.
+ * With 8 or more moves left it is 4, as with 7: a random cube's search
+ * never has so little room there under a second (its answers are the
+ * same), but a short scramble's complete search has, and there the reads
+ * halve the nodes (forty-fifth session).
  * Least time always reads it, for the time bound of its path. */
 static int path_read_pays(const shared *sh, int j, int spare)
 {
     static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
     if (sh->by_time)
         return 1;
-    if (j >= (int)sizeof most_room || spare - j > most_room[j])
+    int widest = j < (int)sizeof most_room ? most_room[j] : 4;
+    if (spare - j > widest)
         return 0;
     return robot_path_may_refuse(j, spare);
-}
-
-/* Whether a tilt child with j phase-1 moves left and `spare` robot moves
- * to spare reads its corner-path entry: wherever an entry could refuse
- * it, without path_read_pays' limit on the room. A refused tilt takes
- * with it a subtree as large as its node's, where a turn takes one a
- * level smaller; with the limit, complete searches of short scrambles
- * visited 8 % more nodes and took 3-4 % longer, and 10 ms solves were
- * level (forty-fifth session). */
-static int tilt_read_pays(const shared *sh, int j, int spare)
-{
-    return sh->by_time || robot_path_may_refuse(j, spare);
 }
 
 /* The groups above a group, for the moves of a path. */
@@ -904,7 +897,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
                 cdist = robot_corner_value(t->rcorners[cindex], shift);
                 if (cdist > budget - cost)
                     continue;
-            } else if (tilt_read_pays(sh, togo - cost, budget - cost)) {
+            } else if (path_read_pays(sh, togo - cost, budget - cost)) {
                 read_path = 1;
                 cindex = robot_corner_index(t, n->corners, n->twist, k2,
                                             &shift);
