@@ -17,8 +17,10 @@
 # (QUADSOLVE_TABLES or the cache) and /usr/bin/python3 for the summary.
 # THREADS (default 2) threads for both solvers; PROFILE (default
 # "default") for cost_ms; TIMES (default "10 100 1000") the robot
-# solver's time limits in ms, each compared with the optimum. Each run
-# covers the whole sample, so the tables are loaded once per run.
+# solver's time limits in ms, each compared with the optimum (0: no limit,
+# the two-phase search run to its end; its time per scramble is printed
+# with the others). Each run covers the whole sample, so the tables are
+# loaded once per run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -109,6 +111,9 @@ for t in limits:
               if gap.count(g)))
     print(f"{t} ms: gap in cost_ms mean {mean(gap_ms):.1f}, "
           f"max {max(gap_ms):.1f}, min {min(gap_ms):.1f}")
+    took = [f["time_ms"] for f in fast[t]]
+    print(f"{t} ms: robot_solve time per scramble mean {mean(took):.1f} ms, "
+          f"max {max(took):.1f} ms")
 # The first length searched for each cube is its root's lower bound.
 roots, first = [], True
 for line in open(f"{tmp}/progress"):
