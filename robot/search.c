@@ -716,9 +716,10 @@ static int bounds_delta(const turn_bounds *b, int bit)
  * forty-second session). most_room(j): the widest room at which a child
  * with j moves left still reads.
  * With 8 or more moves left it is 4, as with 7: a random cube's search
- * never has so little room there under a second (its answers are the
- * same), but a short scramble's complete search has, and there the reads
- * halve the nodes (forty-fifth session).
+ * seldom has so little room at those lengths (the same answers at the
+ * nodes of 50 and 200 ms solves), but a short scramble's complete search
+ * ends with it, and there the reads halve the nodes (forty-fifth
+ * session).
  * Least time always reads it, for the time bound of its path. */
 static int path_read_pays(const shared *sh, int j, int spare)
 {
