@@ -56,6 +56,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum {
     GV_LANES = 8,             /* a time vector: ROBOT_STATES, padded */
@@ -92,6 +95,13 @@ enum {
     LOOSE_ROOM = 7,
     FULL_LAG = 2
 };
+
+/* A lane of a time vector (least time): whole microseconds, in a double
+ * so that a vector's minimum over its states is a few vector
+ * instructions (x86-64's baseline has no 64-bit integer minimum; 32 bits
+ * would not hold every profile's paths). The sums stay exact integers far
+ * below 2^53. */
+typedef double gv_lane;
 
 /* One direction of search: the cube as seen in it, and its moves as the
  * robot executes them. */
@@ -162,7 +172,8 @@ typedef struct {
      * `from` to `to` (GV_NONE where op cannot go so); step_us[1] is the
      * same transposed, for inverse searches. Dense and padded to GV_LANES
      * so that a time vector steps in a few vector instructions. */
-    int64_t step_us[2][ROBOT_OPS][GV_LANES][GV_LANES], min_us;
+    gv_lane step_us[2][ROBOT_OPS][GV_LANES][GV_LANES];
+    int64_t min_us;
     int n_plan;           /* candidates planned at the end (by_time) */
     _Atomic int64_t bound_us;
     double first_ms;
@@ -216,7 +227,7 @@ typedef struct {
     /* Least time: gv[i][s] is the least time of the first i path entries
      * that leaves the grippers in state s (an inverse search: of the last
      * i, starting from state s); GV_NONE where impossible. */
-    int64_t gv[MAX_PATH + 1][GV_LANES];
+    gv_lane gv[MAX_PATH + 1][GV_LANES];
     uint8_t path[MAX_PATH];  /* search moves 0..44, TILT_OP + t */
     int root_uedges, root_dedges; /* the job's start: edge4 coordinates of
                                      the U and D edges */
@@ -383,49 +394,69 @@ static int step_set(const worker *w, int set, int op, int *cost)
 }
 
 /* Microseconds: 64 bits, as a profile's steps may last minutes each. */
-#define GV_NONE (INT64_MAX / 4)
+/* An impossible state: beyond any path's time, and still beyond it after
+ * a step is added (the sums are compared, never stored above it). */
+#define GV_NONE 1e18
 
 /* One automaton op on a time vector, forwards or (inverse) backwards:
  * out[j] = min over i of in[i] + the op's time between states i and j,
  * never above GV_NONE. */
-static void gv_apply(const shared *sh, int inverse, const int64_t *in,
-                     int op, int64_t *out)
+static void gv_apply(const shared *sh, int inverse, const gv_lane *in,
+                     int op, gv_lane *out)
 {
-    const int64_t(*m)[GV_LANES] = sh->step_us[inverse][op];
-    int64_t acc[GV_LANES];
+    const gv_lane(*m)[GV_LANES] = sh->step_us[inverse][op];
+    gv_lane acc[GV_LANES];
     for (int j = 0; j < GV_LANES; j++)
         acc[j] = GV_NONE;
     /* A path can be in few gripper states: only those rows count. */
     unsigned live = 0;
     for (int i = 0; i < ROBOT_STATES; i++)
         live |= (unsigned)(in[i] < GV_NONE) << i;
+#ifdef __SSE2__
+    /* Two lanes an instruction (the compiler does not vectorize the loop
+     * below); _mm_min_pd(a, b) is a < b ? a : b, as there. */
+    __m128d v[GV_LANES / 2];
+    for (int k = 0; k < GV_LANES / 2; k++)
+        v[k] = _mm_loadu_pd(&acc[2 * k]);
+    while (live) {
+        int i = __builtin_ctz(live);
+        live &= live - 1;
+        __m128d x = _mm_set1_pd(in[i]);
+        for (int k = 0; k < GV_LANES / 2; k++)
+            v[k] = _mm_min_pd(_mm_add_pd(x, _mm_loadu_pd(&m[i][2 * k])),
+                              v[k]);
+    }
+    for (int k = 0; k < GV_LANES / 2; k++)
+        _mm_storeu_pd(&out[2 * k], v[k]);
+#else
     while (live) {
         int i = __builtin_ctz(live);
         live &= live - 1;
         for (int j = 0; j < GV_LANES; j++) {
-            int64_t c = in[i] + m[i][j];
+            gv_lane c = in[i] + m[i][j];
             acc[j] = c < acc[j] ? c : acc[j];
         }
     }
     memcpy(out, acc, sizeof acc);
+#endif
 }
 
 /* Least time: the time vector `out` after op from `in` (preceded by a
  * full regrip when step_set charged one, cost 2, in the order step_set
  * takes them); returns its least entry, the path's time so far. */
-static int64_t advance_from(const shared *sh, int inverse, const int64_t *in,
-                            int op, int cost, int64_t *out)
+static int64_t advance_from(const shared *sh, int inverse, const gv_lane *in,
+                            int op, int cost, gv_lane *out)
 {
-    int64_t tmp[GV_LANES];
+    gv_lane tmp[GV_LANES];
     if (cost == 2) {
         gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, tmp);
         in = tmp;
     }
     gv_apply(sh, inverse, in, op, out);
-    int64_t best = GV_NONE;
+    gv_lane best = GV_NONE;
     for (int s = 0; s < GV_LANES; s++)
         best = out[s] < best ? out[s] : best;
-    return best;
+    return (int64_t)best;
 }
 
 /* advance_from along the path: w->gv[depth + 1] from w->gv[depth]. */
@@ -492,7 +523,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         /* Least time: every solution of this length may be the fastest.
          * An inverse search has walked back to the start of the
          * execution, where the grippers are neutral. */
-        record(w, w->len1 + w->len2, d->inverse ? w->gv[depth][0] : g);
+        record(w, w->len1 + w->len2, d->inverse ? (int64_t)w->gv[depth][0] : g);
         return 0;
     }
     if (togo == 1 && d->inverse && !(corners || udedges || slice2) &&
@@ -506,9 +537,9 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         w->n_path = depth;
         if (!sh->by_time)
             return 1;
-        int64_t v[GV_LANES];
+        gv_lane v[GV_LANES];
         gv_apply(sh, 1, w->gv[depth], ROBOT_OP_REGRIP, v);
-        record(w, w->len1 + w->len2, v[0]);
+        record(w, w->len1 + w->len2, (int64_t)v[0]);
         return 0;
     }
     if ((++w->nodes2 & CHECK_EVERY) == 0 && should_halt(w, CHECK_EVERY + 1))
@@ -782,7 +813,7 @@ static int end_edges(const worker *w, int depth)
  * then wait a whole memory latency at each of three steps; a group keeps
  * about a hundred and fifty of them in flight instead. The nodes visited
  * are those of a depth-first search; only their order differs. */
-static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
+static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                    int ng, const plevel *up, int depth)
 {
     const qs_tables *t = w->t;
@@ -792,7 +823,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
      * rather than in the worker, whose memory is new at every solve
      * while a thread's stack has been touched before. */
     kid kids[RGROUP * MAX_KIDS];
-    int64_t kgv[RGROUP * MAX_KIDS][GV_LANES];
+    gv_lane kgv[RGROUP * MAX_KIDS][GV_LANES];
     int count = 0;
     int limit = atomic_load_explicit(&sh->limit, memory_order_relaxed);
     /* First pass: every node's children, their coordinates, and their
@@ -1009,7 +1040,7 @@ static void phase1(worker *w, const kid *g, const int64_t (*ggv)[GV_LANES],
     }
     plevel here = {g, up};
     for (int s = 0; s < next && !w->halt; s += RGROUP)
-        phase1(w, kids + s, (const int64_t(*)[GV_LANES])(kgv + s),
+        phase1(w, kids + s, (const gv_lane(*)[GV_LANES])(kgv + s),
                next - s < RGROUP ? next - s : RGROUP, &here, depth + 1);
 }
 
@@ -1053,7 +1084,7 @@ static void search_job(worker *w, int len1, int dir, int start)
                    udedges_of(t, w->root_uedges, w->root_dedges), o,
                    d->start_set, 0, -1, 0);
     else
-        phase1(w, &root, (const int64_t(*)[GV_LANES])w->gv, 1, NULL, 0);
+        phase1(w, &root, (const gv_lane(*)[GV_LANES])w->gv, 1, NULL, 0);
 }
 
 /* Takes the next job (phase-1 lengths in increasing order, each a loose
@@ -1240,7 +1271,7 @@ static void step_durations(shared *sh)
                             with = 1;
                     }
                 if (plain || with)
-                    sh->step_us[0][op][from][to] = us[op][!plain];
+                    sh->step_us[0][op][from][to] = (gv_lane)us[op][!plain];
             }
         for (int from = 0; from < GV_LANES; from++)
             for (int to = 0; to < GV_LANES; to++)
