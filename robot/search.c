@@ -400,24 +400,24 @@ static int step_set(const worker *w, int set, int op, int *cost)
 
 /* One automaton op on a time vector, forwards or (inverse) backwards:
  * out[j] = min over i of in[i] + the op's time between states i and j,
- * never above GV_NONE. */
-static void gv_apply(const shared *sh, int inverse, const gv_lane *in,
-                     int op, gv_lane *out)
+ * never above GV_NONE. Returns out's least entry. Only the states a path
+ * can be in (in[i] below GV_NONE, few of them) count. */
+static gv_lane gv_apply(const shared *sh, int inverse, const gv_lane *in,
+                        int op, gv_lane *out)
 {
     const gv_lane(*m)[GV_LANES] = sh->step_us[inverse][op];
-    gv_lane acc[GV_LANES];
-    for (int j = 0; j < GV_LANES; j++)
-        acc[j] = GV_NONE;
-    /* A path can be in few gripper states: only those rows count. */
-    unsigned live = 0;
-    for (int i = 0; i < ROBOT_STATES; i++)
-        live |= (unsigned)(in[i] < GV_NONE) << i;
 #ifdef __SSE2__
     /* Two lanes an instruction (the compiler does not vectorize the loop
      * below); _mm_min_pd(a, b) is a < b ? a : b, as there. */
+    const __m128d none = _mm_set1_pd(GV_NONE);
     __m128d v[GV_LANES / 2];
-    for (int k = 0; k < GV_LANES / 2; k++)
-        v[k] = _mm_loadu_pd(&acc[2 * k]);
+    unsigned live = 0;
+    for (int k = 0; k < GV_LANES / 2; k++) {
+        v[k] = none;
+        live |= (unsigned)_mm_movemask_pd(
+                    _mm_cmplt_pd(_mm_loadu_pd(&in[2 * k]), none))
+                << 2 * k;
+    }
     while (live) {
         int i = __builtin_ctz(live);
         live &= live - 1;
@@ -428,7 +428,16 @@ static void gv_apply(const shared *sh, int inverse, const gv_lane *in,
     }
     for (int k = 0; k < GV_LANES / 2; k++)
         _mm_storeu_pd(&out[2 * k], v[k]);
+    __m128d least = _mm_min_pd(_mm_min_pd(v[0], v[1]), _mm_min_pd(v[2], v[3]));
+    least = _mm_min_pd(least, _mm_unpackhi_pd(least, least));
+    return _mm_cvtsd_f64(least);
 #else
+    gv_lane acc[GV_LANES];
+    unsigned live = 0;
+    for (int j = 0; j < GV_LANES; j++) {
+        acc[j] = GV_NONE;
+        live |= (unsigned)(in[j] < GV_NONE) << j;
+    }
     while (live) {
         int i = __builtin_ctz(live);
         live &= live - 1;
@@ -438,6 +447,10 @@ static void gv_apply(const shared *sh, int inverse, const gv_lane *in,
         }
     }
     memcpy(out, acc, sizeof acc);
+    gv_lane least = GV_NONE;
+    for (int j = 0; j < GV_LANES; j++)
+        least = acc[j] < least ? acc[j] : least;
+    return least;
 #endif
 }
 
@@ -452,11 +465,7 @@ static int64_t advance_from(const shared *sh, int inverse, const gv_lane *in,
         gv_apply(sh, inverse, in, ROBOT_OP_REGRIP, tmp);
         in = tmp;
     }
-    gv_apply(sh, inverse, in, op, out);
-    gv_lane best = GV_NONE;
-    for (int s = 0; s < GV_LANES; s++)
-        best = out[s] < best ? out[s] : best;
-    return (int64_t)best;
+    return (int64_t)gv_apply(sh, inverse, in, op, out);
 }
 
 /* advance_from along the path: w->gv[depth + 1] from w->gv[depth]. */
