@@ -191,7 +191,11 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
         *seen |= 1u << i;
         return ROBOT_OK;
     }
-    robot_set_detail(detail, detail_len, "unknown key \"%s\"", key);
+    /* The key is the caller's text: shown quoted, so that a message cut
+     * short never splits a character (fuzz_request found one). */
+    char shown[64];
+    robot_set_detail(detail, detail_len, "unknown key \"%s\"",
+                     qs_text_quote(key, strlen(key), shown, sizeof shown));
     return ROBOT_ERR_PROFILE_KEY;
 }
 

@@ -582,6 +582,22 @@ static void test_profile_errors(void **state)
         /* A failed parse leaves the profile alone. */
         assert_memory_equal(&p, &before, sizeof p);
     }
+    /* An unknown key is the caller's text: a long one that is not ASCII
+     * is shown escaped and cut whole, never mid-character (fuzz_request
+     * found a message cut inside a four-byte character). */
+    {
+        char json[2048], key[1300] = "", detail[256] = "";
+        for (int i = 0; i < 300; i++)
+            strcat(key, "\xf1\xb1\xb5\xa5");
+        snprintf(json, sizeof json, "{\"%s\": 1}", key);
+        robot_profile q;
+        assert_int_equal(robot_profile_parse(json, &q, detail, sizeof detail),
+                         ROBOT_ERR_PROFILE_KEY);
+        assert_int_equal(qs_utf8_check(detail, strlen(detail)),
+                         strlen(detail));
+        assert_non_null(strstr(detail, "unknown key \"\\xf1\\xb1"));
+        assert_non_null(strstr(detail, "...\""));
+    }
     robot_profile p;
     assert_int_equal(robot_profile_parse("", &p, NULL, 0),
                      ROBOT_ERR_PROFILE_JSON);
