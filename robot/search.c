@@ -393,7 +393,6 @@ static int step_set(const worker *w, int set, int op, int *cost)
     return next;
 }
 
-/* Microseconds: 64 bits, as a profile's steps may last minutes each. */
 /* An impossible state: beyond any path's time, and still beyond it after
  * a step is added (the sums are compared, never stored above it). */
 #define GV_NONE 1e18
@@ -409,6 +408,7 @@ static gv_lane gv_apply(const shared *sh, int inverse, const gv_lane *in,
 #ifdef __SSE2__
     /* Two lanes an instruction (the compiler does not vectorize the loop
      * below); _mm_min_pd(a, b) is a < b ? a : b, as there. */
+    _Static_assert(GV_LANES == 8, "the least entry below takes 4 pairs");
     const __m128d none = _mm_set1_pd(GV_NONE);
     __m128d v[GV_LANES / 2];
     unsigned live = 0;
