@@ -38,7 +38,8 @@ static const struct {
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 /* regrip_parallel_ms is derived (robot_profile_derive), so a file may
- * leave it out; a value given is checked like any other, then replaced. */
+ * leave it out; a value given must be a finite duration (not bounded by
+ * ROBOT_PROFILE_MAX_MS: a derived value may exceed it), then replaced. */
 #define DERIVED_FIELD 5
 
 /* Built-in profiles; docs/robot-model.md says where the numbers come from.
@@ -181,7 +182,13 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
             return ROBOT_ERR_PROFILE_TYPE;
         }
         double v = item->valuedouble;
-        if (!isfinite(v) || v < 0 || v > ROBOT_PROFILE_MAX_MS) {
+        /* The derived field is replaced, and may rightly exceed the
+         * inputs' range (a regrip is open + rotation + close), so that a
+         * profile printed by robot_profile_to_json reads back: it need
+         * only be a duration (fuzz_profile found a profile that did not
+         * read back). */
+        if (!isfinite(v) || v < 0 ||
+            (i != DERIVED_FIELD && v > ROBOT_PROFILE_MAX_MS)) {
             robot_set_detail(detail, detail_len,
                        "\"%s\" is %g; durations must be in 0..%g ms", key, v,
                        ROBOT_PROFILE_MAX_MS);

@@ -598,6 +598,23 @@ static void test_profile_errors(void **state)
         assert_non_null(strstr(detail, "unknown key \"\\xf1\\xb1"));
         assert_non_null(strstr(detail, "...\""));
     }
+    /* A derived duration beyond the inputs' range (a parallel regrip of
+     * open + rotation + close, 60,058 ms here) still prints and reads
+     * back (fuzz_profile found one that did not). */
+    {
+        static const char slow_open[] =
+            "{\"quarter_ms\": 0, \"half_ms\": 0, \"pair_quarter_ms\": 2, "
+            "\"pair_half_ms\": 0, \"tilt_ms\": 0, \"regrip_ms\": 0, "
+            "\"open_ms\": 60000, \"close_ms\": 60, \"settle_ms\": 0}";
+        robot_profile q, back;
+        char json[1024];
+        assert_int_equal(robot_profile_parse(slow_open, &q, NULL, 0),
+                         ROBOT_OK);
+        assert_true(q.regrip_parallel_ms > ROBOT_PROFILE_MAX_MS);
+        assert_true(robot_profile_to_json(&q, json, sizeof json) > 0);
+        assert_int_equal(robot_profile_parse(json, &back, NULL, 0), ROBOT_OK);
+        assert_memory_equal(&q, &back, sizeof q);
+    }
     robot_profile p;
     assert_int_equal(robot_profile_parse("", &p, NULL, 0),
                      ROBOT_ERR_PROFILE_JSON);
