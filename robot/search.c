@@ -755,7 +755,7 @@ static int bounds_delta(const turn_bounds *b, int bit)
  * them would have refused is refused a level down (docs/benchmarks.md,
  * forty-second session). most_room(j): the widest room at which a child
  * with j moves left still reads.
- * With 8 or more moves left it is 4, as with 7: a random cube's search
+ * With 8 or more moves left it is 7's, 4: a random cube's search
  * seldom has so little room at those lengths (the same answers at the
  * nodes of 50 and 200 ms solves), but a short scramble's complete search
  * ends with it, and there the reads halve the nodes (forty-fifth
@@ -766,8 +766,8 @@ static int path_read_pays(const shared *sh, int j, int spare)
     static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
     if (sh->by_time)
         return 1;
-    int widest = j < (int)sizeof most_room ? most_room[j] : 4;
-    if (spare - j > widest)
+    int last = (int)sizeof most_room - 1;
+    if (spare - j > most_room[j < last ? j : last])
         return 0;
     return robot_path_may_refuse(j, spare);
 }
