@@ -181,6 +181,7 @@ typedef struct {
     /* A tilt may be followed by a turn of either axis it leaves turnable
      * (see tilts_free in robot_solve); set only between engine runs. */
     int tilts_free;
+    int8_t read_max[MAX_P1 + 1]; /* see read_limits */
 } shared;
 
 /* A phase-1 position: a node of the search, or a child being made. */
@@ -742,34 +743,39 @@ static int bounds_delta(const turn_bounds *b, int bit)
            2 * (int)(b->by_delta[2] >> bit & 1);
 }
 
-/* Whether a child with j phase-1 moves left and `spare` robot moves to
- * spare reads its corner-path entry. Not where no entry can refuse it
- * (robot_path_most; the same nodes, 12 % fewer of these reads at a 10 ms
- * solve's nodes), nor where entries seldom do: a read is a random access
- * to 36 MB that costs a large part of a node. Measured at 10 ms-sized
- * searches (room: spare - j, the moves phase 2 may take, the same for
- * every node of a job): with 8 or more phase-1 moves left no read refused
- * a child; with 7, 1-5 % where the room was over 4; with 6, 3-11 % where
- * it was over 6; elsewhere mostly 20-60 %. Those reads were a third of
- * all; without them a node costs about a tenth less, and a child one of
- * them would have refused is refused a level down (docs/benchmarks.md,
- * forty-second session). most_room(j): the widest room at which a child
- * with j moves left still reads.
- * With 8 or more moves left it is 7's, 4: a random cube's search
+/* Which children read their corner-path entry: one with j phase-1 moves
+ * left reads it when its spare robot moves are at most read_max[j]. Not
+ * where no entry can refuse it (robot_path_most; the same nodes, 12 %
+ * fewer of these reads at a 10 ms solve's nodes), nor where entries
+ * seldom do: a read is a random access to 36 MB that costs a large part
+ * of a node. Measured at 10 ms-sized searches (room: spare - j, the moves
+ * phase 2 may take, the same for every node of a job): with 8 or more
+ * phase-1 moves left no read refused a child; with 7, 1-5 % where the
+ * room was over 4; with 6, 3-11 % where it was over 6; elsewhere mostly
+ * 20-60 %. Those reads were a third of all; without them a node costs
+ * about a tenth less, and a child one of them would have refused is
+ * refused a level down (docs/benchmarks.md, forty-second session).
+ * most_room[j]: the widest room at which a child with j moves left still
+ * reads. With 8 or more moves left it is 7's, 4: a random cube's search
  * seldom has so little room at those lengths (the same answers at the
  * nodes of 50 and 200 ms solves), but a short scramble's complete search
  * ends with it, and there the reads halve the nodes (forty-fifth
- * session).
- * Least time always reads it, for the time bound of its path. */
-static int path_read_pays(const shared *sh, int j, int spare)
+ * session). Least time always reads it, for the time bound of its path.
+ * Both rules bound the spare from above, so each j has one threshold,
+ * set once per solve: a compare where a child made three tests (4.6 %
+ * fewer instructions, the same nodes; the time did not change beyond the
+ * noise, forty-sixth session). */
+static void read_limits(shared *sh)
 {
     static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
-    if (sh->by_time)
-        return 1;
     int last = (int)sizeof most_room - 1;
-    if (spare - j > most_room[j < last ? j : last])
-        return 0;
-    return robot_path_may_refuse(j, spare);
+    for (int j = 0; j <= MAX_P1; j++) {
+        int room = j + most_room[j < last ? j : last];
+        /* robot_path_may_refuse(j, spare) holds for spare below most */
+        int most = j < ROBOT_PATH_NIBBLES ? robot_path_most[j] : j;
+        int hi = room < most - 1 ? room : most - 1;
+        sh->read_max[j] = (int8_t)(sh->by_time ? INT8_MAX : hi);
+    }
 }
 
 /* The groups above a group, for the moves of a path. */
@@ -907,7 +913,7 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                 c->cindex = robot_corner_index(t, c->corners, c->twist, k,
                                                &c->cshift);
                 __builtin_prefetch(&t->rcorners[c->cindex]);
-            } else if (path_read_pays(sh, c->togo, c->spare)) {
+            } else if (c->spare <= sh->read_max[c->togo]) {
                 uint8_t shift;
                 uint32_t ci =
                     robot_corner_index(t, c->corners, c->twist, k, &shift);
@@ -938,7 +944,7 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                 cdist = robot_corner_value(t->rcorners[cindex], shift);
                 if (cdist > budget - cost)
                     continue;
-            } else if (path_read_pays(sh, togo - cost, budget - cost)) {
+            } else if (budget - cost <= sh->read_max[togo - cost]) {
                 read_path = 1;
                 cindex = robot_corner_index(t, n->corners, n->twist, k2,
                                             &shift);
@@ -1362,6 +1368,7 @@ int robot_solve(const qs_tables *t, const robot_model *rm,
     sh->n_plan = want + MAX_EXTRA_TIME_PLANS;
     if (sh->by_time)
         step_durations(sh);
+    read_limits(sh);
     atomic_init(&sh->bound_us, INT64_MAX);
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         sh->move_axis[m] = (uint8_t)axis_of(m);
