@@ -10,12 +10,25 @@
 #   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
 #                   prints the machine line
 #   bench_machine   prints the machine line (cores, load average and, when
-#                   built, the random-read latency of bench/qs_memlat)
+#                   built, the random-read latency of bench/qs_memlat),
+#                   then bench_settle
+#   bench_settle    waits BENCH_SETTLE seconds (below)
 #   bench_anchor DIR OUT PATTERN COUNT CMD...
 #                   runs CMD in DIR with one "solve CUBE" line per cube on
 #                   its input and its output in OUT, and stops it once OUT
 #                   has more than COUNT lines matching PATTERN (the anchors
 #                   do not exit at the end of their input)
+#
+# After the memory probe and after each anchor run, the scripts wait
+# BENCH_SETTLE seconds (default 8) before the next run. On this project's
+# VMs memory that a process has just freed (the probe's 2 GiB, qphase's
+# table) is given back to the host a couple of seconds later, and the run
+# then going takes the hit: its threads stood still for 20-50 ms at a
+# time, a few times per run (steal time in /proc/stat), so that a few
+# 10 ms solves took 40-50 ms and searched less. Our side ran right after
+# the probe and after each qphase pass, so the loss was ours. With 8
+# seconds the stalls after qphase went from 3 to 1 in a run of 200 cubes
+# (docs/benchmarks.md, forty-sixth session).
 
 bench_init() {
     qs="$PWD/${BUILD:-build}/cli/quadsolve"
@@ -36,6 +49,11 @@ bench_machine() {
     local lat="" probe="$PWD/${BUILD:-build}/bench/qs_memlat"
     [ -x "$probe" ] && lat="; $("$probe")"
     echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)$lat"
+    bench_settle
+}
+
+bench_settle() {
+    sleep "${BENCH_SETTLE:-8}"
 }
 
 bench_cubes() {
@@ -60,4 +78,5 @@ bench_anchor() {
     sleep 0.5
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
+    bench_settle
 }
