@@ -187,8 +187,14 @@ static int read_member(const cJSON *item, robot_profile *p, unsigned *seen,
          * profile printed by robot_profile_to_json reads back: it need
          * only be a duration (fuzz_profile found a profile that did not
          * read back). */
-        if (!isfinite(v) || v < 0 ||
-            (i != DERIVED_FIELD && v > ROBOT_PROFILE_MAX_MS)) {
+        if (i == DERIVED_FIELD && (!isfinite(v) || v < 0)) {
+            robot_set_detail(detail, detail_len,
+                       "\"%s\" is %g; it must be a finite, non-negative "
+                       "number of ms", key, v);
+            return ROBOT_ERR_PROFILE_VALUE;
+        }
+        if (i != DERIVED_FIELD &&
+            (!isfinite(v) || v < 0 || v > ROBOT_PROFILE_MAX_MS)) {
             robot_set_detail(detail, detail_len,
                        "\"%s\" is %g; durations must be in 0..%g ms", key, v,
                        ROBOT_PROFILE_MAX_MS);

@@ -770,10 +770,11 @@ static void read_limits(shared *sh)
     static const int8_t most_room[] = {15, 15, 15, 15, 15, 15, 6, 4};
     int last = (int)sizeof most_room - 1;
     for (int j = 0; j <= MAX_P1; j++) {
-        int room = j + most_room[j < last ? j : last];
-        /* robot_path_may_refuse(j, spare) holds for spare below most */
-        int most = j < ROBOT_PATH_NIBBLES ? robot_path_most[j] : j;
-        int hi = room < most - 1 ? room : most - 1;
+        /* the widest room, narrowed to where an entry can still refuse
+         * (robot_path_may_refuse falls as the spare grows) */
+        int hi = j + most_room[j < last ? j : last];
+        while (hi >= 0 && !robot_path_may_refuse(j, hi))
+            hi--;
         sh->read_max[j] = (int8_t)(sh->by_time ? INT8_MAX : hi);
     }
 }

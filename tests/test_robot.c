@@ -500,6 +500,22 @@ static void test_profile_parse(void **state)
            sizeof text);
     assert_int_equal(robot_profile_parse(text, &p, NULL, 0), ROBOT_OK);
     assert_true(p.regrip_parallel_ms == 0);
+    /* It need not be within the inputs' range, but must be a duration,
+     * and its message says so rather than naming that range. */
+    {
+        char bad[600], why[160] = "";
+        edited("\"regrip_parallel_ms\": 0", "\"regrip_parallel_ms\": -1", bad,
+               sizeof bad);
+        assert_int_equal(robot_profile_parse(bad, &p, why, sizeof why),
+                         ROBOT_ERR_PROFILE_VALUE);
+        assert_non_null(strstr(why, "\"regrip_parallel_ms\" is -1"));
+        assert_non_null(strstr(why, "non-negative"));
+        assert_null(strstr(why, "0.."));
+        edited("\"regrip_parallel_ms\": 0", "\"regrip_parallel_ms\": 90000",
+               bad, sizeof bad);
+        assert_int_equal(robot_profile_parse(bad, &p, NULL, 0), ROBOT_OK);
+        assert_true(p.regrip_parallel_ms == 0);
+    }
     edited("\"regrip_parallel_ms\": 0,", "", text, sizeof text);
     assert_int_equal(robot_profile_parse(text, &p, NULL, 0), ROBOT_OK);
     edited("\"regrip_ms\": 70", "\"regrip_ms\": 200", text, sizeof text);
