@@ -686,13 +686,36 @@ typedef struct {
     uint32_t by_delta[3]; /* local bits of class kk (robot_p1x_local) */
     int large;
     int sym, kk;          /* the frame: bit b is turn rloc_move[sym][kk][b] */
+    unsigned dead;        /* class kk's 4 dead bits (robot_p1x.dead) */
+    int dead_tilts;       /* tilt_dead_end may be asked */
 } turn_bounds;
+
+/* Whether a tilt from node n (class k, its large entry read) to class k2,
+ * with spare robot moves beyond its distance there, makes a dead end:
+ * the turn that must follow it, of axis k, has none that fits. The
+ * node's entry has class k2's turns too (a tilt keeps the position), so
+ * this costs no read. At a length limit of 19, 9 % fewer nodes; but tilt
+ * children were cheap nodes (they read their node's entry again, from
+ * the cache): 1-2 % less time. */
+static int tilt_dead_end(const qs_tables *t, const kid *n, int k, int k2,
+                         int spare)
+{
+    if (spare >= 2)
+        return 0;
+    int kk2 = t->axis_conj[k2][n->sym];
+    uint32_t by_delta[3];
+    robot_p1x_local(&t->rphase1x[n->index], kk2, by_delta);
+    uint32_t fits = by_delta[0] | (spare == 1 ? by_delta[1] : 0);
+    return !(fits & robot_local_axis(kk2, t->axis_conj[k][n->sym]));
+}
 
 static void bounds_init(const qs_tables *t, const kid *n, int k,
                         turn_bounds *b)
 {
     b->large = n->index == NEAR_END || t->rphase1x != NULL;
     b->by_delta[0] = b->by_delta[1] = b->by_delta[2] = 0;
+    b->dead = 0;
+    b->dead_tilts = 0;
     if (n->index != NEAR_END) {
         /* In the representative's frame; only the turns made are mapped
          * into the position's (about 16 instructions a node fewer than
@@ -701,8 +724,12 @@ static void bounds_init(const qs_tables *t, const kid *n, int k,
          * so that both sizes search alike. */
         b->sym = n->sym;
         b->kk = t->axis_conj[k][n->sym];
-        if (t->rphase1x)
-            robot_p1x_local(&t->rphase1x[n->index], b->kk, b->by_delta);
+        if (t->rphase1x) {
+            const robot_p1x *e = &t->rphase1x[n->index];
+            robot_p1x_local(e, b->kk, b->by_delta);
+            b->dead = e->dead >> (4 * b->kk) & 15;
+            b->dead_tilts = 1;
+        }
     } else {
         /* In the position's own frame (symmetry 0 is the identity). */
         b->sym = 0;
@@ -741,6 +768,21 @@ static int bounds_delta(const turn_bounds *b, int bit)
 {
     return (int)(b->by_delta[1] >> bit & 1) +
            2 * (int)(b->by_delta[2] >> bit & 1);
+}
+
+/* Whether the turn of local bit `bit`, at `cost` robot moves from a node
+ * of distance dist with togo moves left, makes a dead end: a child with
+ * no move to spare (dist + delta - 1 = togo - cost) whose turn's group
+ * the node's entry marks dead (robot_p1x.dead). It would make no child
+ * of its own; dropped here, its entry is never located nor read. The
+ * same solutions from 15 % fewer nodes in 12 % less time, at a length
+ * limit of 19 (forty-seventh session). */
+static int bounds_dead_end(const turn_bounds *b, int bit, int dist, int togo,
+                           int cost)
+{
+    int delta = bounds_delta(b, bit);
+    return delta > 0 && dist + delta - 1 == togo - cost &&
+           (b->dead >> (2 * (bit >= 15) + delta - 1) & 1);
 }
 
 /* Which children read their corner-path entry: one with j phase-1 moves
@@ -852,6 +894,8 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
         int togo = n->togo, k = d->cls[n->o];
         turn_bounds b;
         bounds_init(t, n, k, &b);
+        /* with tilts free, a tilt may be followed by either axis */
+        b.dead_tilts &= !sh->tilts_free;
         /* Robot moves the path may still take, the child's included: a
          * child whose corners alone need more is not visited. */
         int budget = limit - (w->len1 - togo) - w->slack;
@@ -874,6 +918,8 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
             moves &= moves - 1;
             int cost, set2 = step_set(w, n->set, d->op[n->o][m], &cost);
             if (!cost || cost > togo || !((cost == 1 ? ok1 : ok2) >> bit & 1))
+                continue;
+            if (b.dead && bounds_dead_end(&b, bit, n->dist, togo, cost))
                 continue;
             kid *c = &kids[count];
             c->flip = frow[m];
@@ -935,6 +981,8 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
             /* The same position: its entry is the node's, in the cache. */
             int dist = kid_dist(t, n, k2);
             if (dist > togo - cost)
+                continue;
+            if (b.dead_tilts && tilt_dead_end(t, n, k, k2, togo - cost - dist))
                 continue;
             uint8_t shift = 0;
             uint32_t cindex = 0;

@@ -387,6 +387,9 @@ typedef struct {
     /* for the move-mask pass */
     void *entries;
     int entry_size;
+    /* the robot move table's: each entry's own dead-end flags, bit
+     * 2 * kk + slot = robot_p1x_dead(entry, kk, slot) */
+    uint8_t *dead_ends;
     qs_progress_fn progress;
     void *progress_ctx;
     double progress_base, progress_span;
@@ -849,10 +852,87 @@ static void *rphase1x_worker(void *arg)
                 e.moves[kk] = w;
             }
             out[i] = e;
+            uint8_t own = 0;
+            for (int kk = 0; kk < N_TILT; kk++)
+                for (int slot = 0; slot < 2; slot++)
+                    own |= (uint8_t)(robot_p1x_dead(&e, kk, slot)
+                                     << (2 * kk + slot));
+            job->dead_ends[i] = own;
         }
         report(job, cls, N_FS_CLASS);
     }
     free(child);
+    return NULL;
+}
+
+/* The dead bits of the large robot entries (robot_p1x.dead), once every
+ * entry's own dead-end flags are known (job->dead_ends), one flipslice
+ * class per unit of work: as in rphase1x_worker, a move sends the class's
+ * 2,187 twists to one block, where their children's distances and flags
+ * are read. */
+static void *rphase1x_dead_worker(void *arg)
+{
+    bfs_job *job = arg;
+    const qs_tables *t = job->sp->t;
+    const uint8_t *dist = job->dist, *flags = job->dead_ends;
+    robot_p1x *out = job->entries;
+    uint16_t *dead = malloc(sizeof *dead * N_TWIST);
+    if (!dead) {
+        atomic_store(&job->failed, 1);
+        return NULL;
+    }
+    for (;;) {
+        uint64_t cls = atomic_fetch_add(&job->next_chunk, 1);
+        if (cls >= N_FS_CLASS || cancelled(job) || atomic_load(&job->failed))
+            break;
+        int fs = (int)t->fs_rep[cls], comb = fs / N_FLIP, flip = fs % N_FLIP;
+        const uint8_t *mine = &dist[cls * N_TWIST * N_TILT];
+        /* A bit stays set while every turn of its group leads to a dead
+         * end; a group with no turn at all keeps it, and no turn reads it. */
+        for (int tw = 0; tw < N_TWIST; tw++)
+            dead[tw] = 0xfff;
+        for (int m = 0; m < QS_MOVE_COUNT; m++) {
+            int a = t->group_of[m];
+            if (a >= N_TILT)
+                continue;
+            int fs2 = move_row(t, t->edge4_move, comb * 24)[m] / 24 *
+                          N_FLIP +
+                      move_row(t, t->flip_move, flip)[m];
+            int s2 = t->fs_sym[fs2];
+            uint64_t block = (uint64_t)t->fs_class[fs2] * N_TWIST;
+            /* The two classes that can turn axis a, seen from the parent
+             * and, through s2, from the child's representative. */
+            int kk[2], kk2[2], flag2[2], shift[2], n = 0;
+            for (int k = 0; k < N_TILT; k++) {
+                if (k == a)
+                    continue;
+                kk[n] = k;
+                kk2[n] = t->axis_conj[k][s2];
+                flag2[n] = 2 * kk2[n] +
+                           robot_axis_slot(kk2[n], t->axis_conj[a][s2]);
+                shift[n] = 4 * k + 2 * robot_axis_slot(k, a);
+                n++;
+            }
+            for (int tw = 0; tw < N_TWIST; tw++) {
+                uint64_t child =
+                    block +
+                    t->twist_conj[move_row(t, t->twist_move, tw)[m]][s2];
+                /* without branches: which way they go is random */
+                for (int i = 0; i < 2; i++) {
+                    int delta = dist[child * N_TILT + kk2[i]] + 1 -
+                                mine[tw * N_TILT + kk[i]];
+                    unsigned live = !(flags[child] >> flag2[i] & 1),
+                             bits = (unsigned)(delta == 1) |
+                                    (unsigned)(delta == 2) << 1;
+                    dead[tw] &= (uint16_t)~(live * bits << shift[i]);
+                }
+            }
+        }
+        for (int tw = 0; tw < N_TWIST; tw++)
+            out[cls * N_TWIST + tw].dead = dead[tw];
+        report(job, cls, N_FS_CLASS);
+    }
+    free(dead);
     return NULL;
 }
 
@@ -881,11 +961,26 @@ static int generate_rphase1x(const qs_tables *t, robot_p1x *buf, int threads,
         if (err)
             return err;
     }
+    /* Two passes over the classes: every entry's moves, distances and
+     * own dead-end flags, then the dead bits, which read the children's
+     * (141 MB of flags besides the distances). */
+    job->dead_ends = malloc(N_PHASE1);
+    if (!job->dead_ends) {
+        free(dist);
+        return QS_ERR_NOMEM;
+    }
     job->entries = buf;
     job->progress_base = searched;
-    job->progress_span = 1.0 - searched;
+    job->progress_span = (1.0 - searched) / 2;
     atomic_store(&job->next_chunk, 0);
     run_threads(threads, rphase1x_worker, job);
+    if (!cancelled(job) && !atomic_load(&job->failed)) {
+        job->progress_base = searched + job->progress_span;
+        atomic_store(&job->next_chunk, 0);
+        run_threads(threads, rphase1x_dead_worker, job);
+    }
+    free(job->dead_ends);
+    job->dead_ends = NULL;
     if (cancelled(job))
         err = QS_ERR_CANCELLED;
     else if (atomic_load(&job->failed))
@@ -1698,7 +1793,8 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
     if (m == QS_METRIC_ROBOT) {
         if (i == BLOB_ROBOT_MOVES) {
             info->name = "phase1-moves";
-            info->kind = 12;
+            /* 12 was the layout before the dead bits */
+            info->kind = 29;
             info->entries = N_PHASE1;
             info->bytes = N_PHASE1 * sizeof(robot_p1x);
             info->optional = 1;

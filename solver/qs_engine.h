@@ -413,7 +413,20 @@ static inline int opt_large_value(const uint8_t *tab, uint64_t i)
  * order, 15 bits each (bit i: move i of the axis, by move number, has the
  * lower of the two values) and then the two axes' flags (bit 30, 31: the
  * values are {1,2}). The tilt children need nothing more: a tilt keeps the
- * position, and dist has every class's distance. */
+ * position, and dist has every class's distance.
+ *
+ * dead, bit 4 * kk + 2 * slot + delta - 1 (slot: the axis's place above,
+ * delta 1 or 2): every turn of that axis in class kk whose delta is that
+ * value leads to a child that is a dead end when it has no move to spare
+ * (its distance is its phase-1 moves left). Such a child may only make
+ * turns that bring it closer, and a canonical sequence cannot turn the
+ * axis it was just turned on again: it is a dead end when none of its
+ * other axis's turns brings it closer and no tilt does (robot_p1x_dead).
+ * Of the children with no move to spare that a search makes by a turn
+ * that does not bring them closer, three in four are such dead ends (a
+ * child that a turn brought closer never is: a second turn of the same
+ * axis would then gain two moves by one), and the bits name four in five
+ * of those, so the search drops them without reading their entries. */
 enum { BLOB_ROBOT_MOVES = 2 };
 
 /* The robot set's corner table (BLOB_ROBOT_CORNERS): one byte per
@@ -456,7 +469,7 @@ enum {
 
 typedef struct {
     uint16_t dist;      /* nibble k: distance from class k, as rphase1 */
-    uint16_t unused;
+    uint16_t dead;      /* bits 0-11: dead ends (BLOB_ROBOT_MOVES) */
     uint32_t moves[N_TILT];
 } robot_p1x;
 
@@ -701,6 +714,31 @@ static inline void robot_p1x_local(const robot_p1x *e, int kk,
     by_delta[0] = low & ~high;
     by_delta[1] = (low & high) | (~low & ~high & ROBOT_LOCAL_ALL);
     by_delta[2] = ~low & high;
+}
+
+/* The local slot (0 or 1, see robot_p1x_local) of axis a among class
+ * kk's two turnable axes. */
+static inline int robot_axis_slot(int kk, int a)
+{
+    return a == (kk == 0 ? 1 : 0) ? 0 : 1;
+}
+
+/* Whether a position with large entry e, in class kk of e's frame, turned
+ * last on the axis in local slot `slot` and with no move to spare, is a
+ * dead end: no turn of its other axis brings it closer (delta 0), nor
+ * does a tilt (a class with a smaller distance). The search would make
+ * no child there; BLOB_ROBOT_MOVES's dead bits are made of this. */
+static inline int robot_p1x_dead(const robot_p1x *e, int kk, int slot)
+{
+    uint32_t w = e->moves[kk];
+    int other = 1 - slot;
+    if (!(w >> (30 + other) & 1) && (w >> (15 * other) & 0x7fffu))
+        return 0;
+    int d = e->dist >> (4 * kk) & 15;
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != kk && (e->dist >> (4 * k2) & 15) < d)
+            return 0;
+    return 1;
 }
 
 /* robot_corner_dist in two steps, so that a search can fetch the entry

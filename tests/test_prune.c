@@ -249,6 +249,63 @@ static void robot_p1_expand(state_map *map, const qs_tables *t,
         map_lower(map, pos * N_TILT + k2, d + 1);
 }
 
+typedef struct {
+    uint64_t checked, set;
+} dead_count;
+
+/* Whether phase-1 position `pos` in class k, just turned on axis a and
+ * with no move to spare, is a dead end, from the breadth-first search's
+ * distances (exact within the radius, and its children's too): none of
+ * its turns of the third axis brings it closer, nor does a tilt. */
+static int bfs_dead_end(state_map *map, const qs_tables *t, uint64_t pos,
+                        int k, int a)
+{
+    int d = map_get(map, pos * N_TILT + k);
+    for (int m = 0; m < t->n_moves; m++)
+        if ((t->tilt_moves[k] >> m & 1) && t->group_of[m] != a &&
+            map_get(map, p1_child(t, pos, m) * N_TILT + k) == d - 1)
+            return 0;
+    for (int k2 = 0; k2 < N_TILT; k2++)
+        if (k2 != k && map_get(map, pos * N_TILT + k2) < d)
+            return 0;
+    return 1;
+}
+
+/* The dead bits of large entry x of position pos in class k (x is the
+ * entry of pos's representative, s the symmetry to it), at distance at
+ * most radius - 2: for each axis a the class turns and each delta of 1
+ * or 2 that some turn of a has, set exactly when every such turn's child
+ * is a dead end (bfs_dead_end). */
+static void check_robot_dead_bits(state_map *map, const qs_tables *t,
+                                  uint64_t pos, int k, const robot_p1x *x,
+                                  int s, dead_count *count)
+{
+    int d = map_get(map, pos * N_TILT + k), kk = t->axis_conj[k][s];
+    for (int a = 0; a < N_TILT; a++) {
+        if (a == k)
+            continue;
+        int bit0 = 2 * robot_axis_slot(kk, t->axis_conj[a][s]);
+        for (int delta = 1; delta <= 2; delta++) {
+            int any = 0, all_dead = 1;
+            for (int m = 0; m < t->n_moves; m++) {
+                if (!(t->tilt_moves[k] >> m & 1) || t->group_of[m] != a)
+                    continue;
+                uint64_t child = p1_child(t, pos, m);
+                if (map_get(map, child * N_TILT + k) + 1 - d != delta)
+                    continue;
+                any = 1;
+                all_dead &= bfs_dead_end(map, t, child, k, a);
+            }
+            if (!any)
+                continue; /* no turn reads the bit */
+            int bit = x->dead >> (4 * kk + bit0 + delta - 1) & 1;
+            assert_int_equal(bit, all_dead);
+            count->checked++;
+            count->set += (uint64_t)bit;
+        }
+    }
+}
+
 static void check_robot_phase1(const qs_tables *t, int radius)
 {
     state_map map;
@@ -257,6 +314,7 @@ static void check_robot_phase1(const qs_tables *t, int radius)
         map_lower(&map, p1_key(SLICE_SOLVED * 24, 0, 0) * N_TILT + k, 0);
     map_search(&map, t, radius, robot_p1_expand);
     uint64_t checked = 0, deltas = 0;
+    dead_count dead_bits = {0, 0};
     int by_class[N_TILT] = {0};
     for (uint64_t i = 0; i <= map.mask; i++) {
         if (map.keys[i] == EMPTY_KEY)
@@ -302,13 +360,22 @@ static void check_robot_phase1(const qs_tables *t, int radius)
             assert_true(by_delta[delta] >> m & 1);
             deltas++;
         }
+        if (map.dist[i] <= radius - 2)
+            check_robot_dead_bits(&map, t, key, k, x, s, &dead_bits);
     }
     print_message("robot: %llu phase-1 distances checked (radius %d), "
-                  "%llu turn deltas of the large table\n",
+                  "%llu turn deltas and %llu dead bits (%llu set) of the "
+                  "large table\n",
                   (unsigned long long)checked, radius,
-                  (unsigned long long)deltas);
-    if (t->rphase1x)
+                  (unsigned long long)deltas,
+                  (unsigned long long)dead_bits.checked,
+                  (unsigned long long)dead_bits.set);
+    if (t->rphase1x) {
         assert_true(deltas > 100000);
+        /* both values occur, often */
+        assert_true(dead_bits.set > 1000);
+        assert_true(dead_bits.checked - dead_bits.set > 500);
+    }
     for (int k = 0; k < N_TILT; k++)
         assert_true(by_class[k] > 1000);
     map_free(&map);
