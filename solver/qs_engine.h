@@ -690,13 +690,20 @@ static inline int robot_p1_dist(const qs_tables *t, uint16_t e, int sym,
  * all 30). rloc_move names each bit's move. */
 #define ROBOT_LOCAL_ALL 0x3fffffffu
 
+/* The local slot (0: bits 0-14, 1: bits 15-29) of axis a, one of the two
+ * axes class kk turns. */
+static inline int robot_axis_slot(int kk, int a)
+{
+    return a == (kk == 0 ? 1 : 0) ? 0 : 1;
+}
+
 /* The local bits (above) of the turns of axis a in class kk: 0 for the
  * class's own axis, which it cannot turn. */
 static inline uint32_t robot_local_axis(int kk, int a)
 {
     if (a == kk)
         return 0;
-    return a == (kk == 0 ? 1 : 0) ? 0x7fffu : 0x7fffu << 15;
+    return 0x7fffu << (15 * robot_axis_slot(kk, a));
 }
 
 /* For a large robot entry e in tilt class kk of the representative's
@@ -714,13 +721,6 @@ static inline void robot_p1x_local(const robot_p1x *e, int kk,
     by_delta[0] = low & ~high;
     by_delta[1] = (low & high) | (~low & ~high & ROBOT_LOCAL_ALL);
     by_delta[2] = ~low & high;
-}
-
-/* The local slot (0 or 1, see robot_p1x_local) of axis a among class
- * kk's two turnable axes. */
-static inline int robot_axis_slot(int kk, int a)
-{
-    return a == (kk == 0 ? 1 : 0) ? 0 : 1;
 }
 
 /* Whether a position with large entry e, in class kk of e's frame, turned
