@@ -613,11 +613,23 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
 }
 
 /* The bounds a phase-1 end can be refused by without its phase-2 entry:
- * corners and U/D edges each with the slice edges. */
+ * corners and U/D edges each with the slice edges (s2: their phase-2
+ * coordinate). The corners' comes first: it needs no U/D edges, which a
+ * node does not carry (end_edges). */
+static int end_corner_bound(const qs_tables *t, int s2, int corners)
+{
+    return t->cornslice[corners * N_SLICE2 + s2];
+}
+
+static int end_edge_bound(const qs_tables *t, int s2, int udedges)
+{
+    return t->edgeslice[udedges * N_SLICE2 + s2];
+}
+
 static int end_bound(const qs_tables *t, int s2, int corners, int udedges)
 {
-    int lb = t->cornslice[corners * N_SLICE2 + s2];
-    int lb2 = t->edgeslice[udedges * N_SLICE2 + s2];
+    int lb = end_corner_bound(t, s2, corners);
+    int lb2 = end_edge_bound(t, s2, udedges);
     return lb2 > lb ? lb2 : lb;
 }
 
@@ -1044,10 +1056,14 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                 continue;
         }
         if (c->index == UINT32_MAX) {
+            /* The U/D edges are replayed only for ends the corners
+             * let through (12 % are not: about 1 % less time). */
+            int s2 = c->slice - SLICE_SOLVED * 24;
+            if (end_corner_bound(t, s2, c->corners) > room)
+                continue;
             path_to(w, c, g, up, depth);
             c->udedges = (uint16_t)end_edges(w, depth);
-            if (end_bound(t, c->slice - SLICE_SOLVED * 24, c->corners,
-                          c->udedges) > room)
+            if (end_edge_bound(t, s2, c->udedges) > room)
                 continue;
             __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
         } else if (c->op < TILT_OP && c->togo == 1) {
