@@ -730,9 +730,9 @@ static inline void robot_p1x_local(const robot_p1x *e, int kk,
  * no child there; BLOB_ROBOT_MOVES's dead bits are made of this. */
 static inline int robot_p1x_dead(const robot_p1x *e, int kk, int slot)
 {
-    uint32_t w = e->moves[kk];
-    int other = 1 - slot;
-    if (!(w >> (30 + other) & 1) && (w >> (15 * other) & 0x7fffu))
+    uint32_t by_delta[3];
+    robot_p1x_local(e, kk, by_delta);
+    if (by_delta[0] & 0x7fffu << (15 * (1 - slot)))
         return 0;
     int d = e->dist >> (4 * kk) & 15;
     for (int k2 = 0; k2 < N_TILT; k2++)
