@@ -45,11 +45,63 @@ bench_init() {
 
 bench_machine() {
     # The searches' speed follows the memory's latency, which has differed
-    # twofold between VMs of one name: printed beside every figure.
-    local lat="" probe="$PWD/${BUILD:-build}/bench/qs_memlat"
+    # twofold between VMs of one name, and the processor model, which has
+    # changed between sittings: both printed beside every figure.
+    local lat="" probe="$PWD/${BUILD:-build}/bench/qs_memlat" cpu
     [ -x "$probe" ] && lat="; $("$probe")"
-    echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)$lat"
+    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+    echo "== machine: $(nproc) cores (${cpu:-unknown}), load $(cut -d' ' -f1-3 /proc/loadavg)$lat"
+    bench_idle_check
     bench_settle
+}
+
+# Warns when something else is using the processors: a process left
+# running (an anchor that did not exit, a build) took half a core through
+# a whole benchmark in the forty-eighth session and slowed both sides by
+# up to a third, while the load average alone did not show it clearly.
+# Samples the processors' busy time and each process's over one second.
+bench_idle_check() {
+    local before after
+    before=$(bench_cpu_times)
+    sleep 1
+    after=$(bench_cpu_times)
+    awk -v self="$$" '
+        FNR == 1 { file++ }
+        file == 1 { t0[$1] = $2; next }
+        { d = $2 - t0[$1] }
+        $1 == "up" { ticks = 100 * d; next }  # clock ticks (USER_HZ) that passed
+        $1 == "all" { busy = d; next }
+        d > 0 && $1 != self { top[$1] = d }
+        END {
+            if (ticks > 0 && busy > 0.1 * ticks) {
+                printf "== warning: the machine is not idle: %.0f %% of a core was busy over %.1f s", 100 * busy / ticks, ticks / 100
+                for (n = 1; n <= 3; n++) {  # the three busiest, busiest first
+                    best = ""
+                    for (p in top) if (best == "" || top[p] > top[best]) best = p
+                    if (best == "" || top[best] < 0.05 * ticks) break
+                    cmd = ""; getline cmd < ("/proc/" best "/comm")
+                    printf "%s %s (pid %s, %.0f %%)", (n == 1 ? "; busiest:" : ","), cmd, best, 100 * top[best] / ticks
+                    delete top[best]
+                }
+                printf "\n"
+            }
+        }' <(echo "$before") <(echo "$after")
+}
+
+# "up SECONDS" (the uptime), "all BUSY" (user, nice, system, irq, softirq
+# and steal ticks of all processors) and "PID TICKS" for each process, in
+# one awk so that the sampling itself hardly shows.
+bench_cpu_times() {
+    awk 'FILENAME == "/proc/uptime" { print "up", $1; nextfile }
+         FILENAME == "/proc/stat" { if ($1 == "cpu") print "all", $2 + $3 + $4 + $7 + $8 + $9; nextfile }
+         {
+             # comm (field 2) may hold spaces: count the fields after its ")"
+             pid = $1
+             sub(/^.*\) /, "")
+             split($0, f, " ")
+             print pid, f[12] + f[13]
+             nextfile
+         }' /proc/uptime /proc/stat /proc/[0-9]*/stat 2>/dev/null
 }
 
 bench_settle() {
