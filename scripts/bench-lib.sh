@@ -57,24 +57,25 @@ bench_machine() {
 
 # Warns when something else is using the processors: a process left
 # running (an anchor that did not exit, a build) took half a core through
-# a whole benchmark in the forty-eighth session and slowed both sides by
-# up to a third, while the load average alone did not show it clearly.
-# Samples the processors' busy time and each process's over one second.
+# a whole benchmark in the forty-eighth session, and our side searched a
+# quarter fewer nodes in one pass, while the load average alone did not
+# show it clearly. Samples the processors' busy time and each process's
+# over one second.
 bench_idle_check() {
     local before after
     before=$(bench_cpu_times)
     sleep 1
     after=$(bench_cpu_times)
-    awk -v self="$$" '
+    awk -v self="$$" -v hz="$(getconf CLK_TCK)" '
         FNR == 1 { file++ }
         file == 1 { t0[$1] = $2; next }
         { d = $2 - t0[$1] }
-        $1 == "up" { ticks = 100 * d; next }  # clock ticks (USER_HZ) that passed
+        $1 == "up" { ticks = hz * d; next }  # clock ticks that passed
         $1 == "all" { busy = d; next }
         d > 0 && $1 != self { top[$1] = d }
         END {
             if (ticks > 0 && busy > 0.1 * ticks) {
-                printf "== warning: the machine is not idle: %.0f %% of a core was busy over %.1f s", 100 * busy / ticks, ticks / 100
+                printf "== warning: the machine is not idle: %.0f %% of a core was busy over %.1f s", 100 * busy / ticks, ticks / hz
                 for (n = 1; n <= 3; n++) {  # the three busiest, busiest first
                     best = ""
                     for (p in top) if (best == "" || top[p] > top[best]) best = p
