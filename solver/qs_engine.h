@@ -614,13 +614,17 @@ struct qs_tables {
  * are as short as the metric's move set, so more of them stay in cache. */
 #define move_row(t, table, x) ((table) + (size_t)(x) * (size_t)(t)->n_moves)
 
-/* Fetches a move-table row ahead of its reads: both of its ends, since a
- * row (36 or 90 bytes) often crosses a cache line. */
+/* Fetches a move-table row ahead of its reads: every cache line it
+ * touches. A row of 36 bytes spans one or two lines, one of 90 bytes two
+ * or three (three for 3 rows in 8), so fetching its two ends alone left
+ * the middle line of those to be read from memory when needed. */
 static inline void move_row_prefetch(const qs_tables *t, const uint16_t *table,
                                      int x)
 {
     const uint16_t *row = move_row(t, table, x);
     __builtin_prefetch(row);
+    if (t->n_moves > 32)
+        __builtin_prefetch(row + 32);
     __builtin_prefetch(row + t->n_moves - 1);
 }
 
