@@ -859,6 +859,15 @@ static void path_to(worker *w, const kid *c, const kid *g, const plevel *up,
     }
 }
 
+/* The U/D edges (edge4 coordinates u, dn) after path entry op. */
+static void edges_after(const qs_tables *t, int op, int *u, int *dn)
+{
+    if (op < TILT_OP) { /* a tilt moves no edge */
+        *u = move_row(t, t->edge4_move, *u)[op];
+        *dn = move_row(t, t->edge4_move, *dn)[op];
+    }
+}
+
 /* The U/D edges (edge4 coordinates, *u and *dn) after the moves of node n
  * of level `level` (the moves made; up: the groups above n's). Only a
  * phase-1 end needs them, and ends are about one node in thirteen, so a
@@ -883,11 +892,7 @@ static void node_edges(worker *w, const kid *n, const plevel *up, int level,
         return;
     }
     node_edges(w, &up->nodes[n->parent], up->up, level - 1, u, dn);
-    if (n->op < TILT_OP) {
-        const qs_tables *t = w->t;
-        *u = move_row(t, t->edge4_move, *u)[n->op];
-        *dn = move_row(t, t->edge4_move, *dn)[n->op];
-    }
+    edges_after(w->t, n->op, u, dn);
     w->edges_memo[level].node = n;
     w->edges_memo[level].u = (uint16_t)*u;
     w->edges_memo[level].d = (uint16_t)*dn;
@@ -898,14 +903,10 @@ static void node_edges(worker *w, const kid *n, const plevel *up, int level,
 static int end_edges(worker *w, const kid *c, const kid *g, const plevel *up,
                      int depth)
 {
-    const qs_tables *t = w->t;
     int u, dn;
     node_edges(w, &g[c->parent], up, depth, &u, &dn);
-    if (c->op < TILT_OP) {
-        u = move_row(t, t->edge4_move, u)[c->op];
-        dn = move_row(t, t->edge4_move, dn)[c->op];
-    }
-    return udedges_of(t, u, dn);
+    edges_after(w->t, c->op, &u, &dn);
+    return udedges_of(w->t, u, dn);
 }
 
 /* Searches the phase-1 paths below the ng nodes of group g (each located,

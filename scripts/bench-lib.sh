@@ -91,18 +91,30 @@ bench_idle_check() {
 
 # "up SECONDS" (the uptime), "all BUSY" (user, nice, system, irq, softirq
 # and steal ticks of all processors) and "PID TICKS" for each process, in
-# one awk so that the sampling itself hardly shows.
+# one awk so that the sampling itself hardly shows. Each file is read
+# with getline, which fails softly: a process may exit between the glob
+# and its read, and awk (mawk) stops with status 2 at a file named on
+# its command line that it cannot open, which `set -e` would make fatal.
 bench_cpu_times() {
-    awk 'FILENAME == "/proc/uptime" { print "up", $1; nextfile }
-         FILENAME == "/proc/stat" { if ($1 == "cpu") print "all", $2 + $3 + $4 + $7 + $8 + $9; nextfile }
-         {
-             # comm (field 2) may hold spaces: count the fields after its ")"
-             pid = $1
-             sub(/^.*\) /, "")
-             split($0, f, " ")
-             print pid, f[12] + f[13]
-             nextfile
-         }' /proc/uptime /proc/stat /proc/[0-9]*/stat 2>/dev/null
+    awk 'BEGIN {
+        for (i = 1; i < ARGC; i++) {
+            f = ARGV[i]
+            if ((getline line < f) <= 0)
+                continue
+            close(f)
+            split(line, x, " ")
+            if (f == "/proc/uptime")
+                print "up", x[1]
+            else if (f == "/proc/stat")
+                print "all", x[2] + x[3] + x[4] + x[7] + x[8] + x[9]
+            else {
+                # comm (field 2) may hold spaces: count the fields after its ")"
+                sub(/^.*\) /, "", line)
+                split(line, y, " ")
+                print x[1], y[12] + y[13]
+            }
+        }
+    }' /proc/uptime /proc/stat /proc/[0-9]*/stat
 }
 
 bench_settle() {
