@@ -24,9 +24,10 @@
  * Jobs are (phase-1 length, direction, start class) in order of length, and
  * within a length every direction's first start before the inverse
  * directions' other start classes; threads take them in turn. Phase 1
- * goes a level at a time over groups of nodes (see phase1): the children
- * of the whole group are listed first and their table entries fetched
- * together, then visited. With the large move table (robot_p1x) a node
+ * goes a level at a time over groups of nodes (see expand_group): the
+ * children of the whole group are listed first and their table entries
+ * fetched together, then they wait with the other nodes of their depth
+ * until a whole group of them can be searched (see drain). With the large move table (robot_p1x) a node
  * learns from its own entry which children can still finish in time, so
  * the others are never located or read. The corner table (rcorners)
  * bounds the whole rest of a path, phase 2 included, and so drops children
@@ -197,7 +198,8 @@ typedef struct {
                          corner-path table) */
     uint8_t read_path; /* its corner-path entry is fetched and read */
     int8_t spare;     /* robot moves its corners may still need */
-    int16_t parent;   /* its node's index in the group above */
+    int16_t parent;   /* its node's index in the group that made it (only
+                         while that group is expanded) */
     uint32_t cindex;  /* its corner-path entry (robot_path_index) where it
                          reads one, else its corner entry (rcorners) in
                          the kid's class */
@@ -206,13 +208,19 @@ typedef struct {
     uint32_t fs;      /* flip and slice places (fs_packed's index) */
     uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 (a
                          node's own are not kept: see end_edges) */
+    uint8_t path[MAX_P1]; /* its path: search moves 0..44, TILT_OP + t */
 } kid;
 
-/* Nodes of a phase-1 group at most (see phase1). 32 rather than 16 since
- * the dead ends are dropped (forty-seventh session): the same nodes in
- * about 3.5 % less time, as more of a level's reads are in flight at
- * once; a level's stack doubles with it. */
+/* Nodes of a phase-1 group at most (see expand_group). 32 rather than 16
+ * since the dead ends are dropped (forty-seventh session): the same nodes
+ * in about 3.5 % less time, as more of a level's reads are in flight at
+ * once. Since groups are nearly always full (drain), 16, 24 and 32 take
+ * the same time. */
 enum { RGROUP = 32 };
+
+/* Nodes of one depth waiting at most: fewer than a group, and the
+ * children of one group (see drain). */
+enum { LEVEL_CAP = RGROUP - 1 + RGROUP * MAX_KIDS };
 
 /* kid.index of a turn with one phase-1 move left: its children can only
  * be turns into the phase-2 group, which its coordinates name, so it is
@@ -238,12 +246,17 @@ typedef struct {
     int n_path1, n_path;
     uint64_t nodes1, nodes2, searches2;
     int halt;
-    /* edges_memo[l]: the U/D edges (edge4 coordinates) after the moves of
-     * the node of level l (moves made) last asked for, see node_edges */
-    struct {
-        const kid *node;
-        uint16_t u, d;
-    } edges_memo[MAX_PATH + 1];
+    /* The U/D edges (edge4 coordinates) after the first l entries of
+     * memo_path, the path of the last phase-1 end that needed them, for l
+     * up to memo_len (see end_edges). */
+    uint8_t memo_path[MAX_P1];
+    int memo_len;
+    uint16_t memo_u[MAX_P1 + 1], memo_d[MAX_P1 + 1];
+    /* level[l]: the nodes of depth l waiting for their group (see drain),
+     * level_gv[l] their time vectors (least time), n_level[l] how many */
+    kid *level[MAX_P1 + 1];
+    gv_lane (*level_gv[MAX_P1 + 1])[GV_LANES];
+    int n_level[MAX_P1 + 1];
 } worker;
 
 void robot_solve_options_default(robot_solve_options *o)
@@ -848,25 +861,6 @@ static void read_limits(shared *sh)
     }
 }
 
-/* The groups above a group, for the moves of a path. */
-typedef struct plevel {
-    const kid *nodes;
-    const struct plevel *up;
-} plevel;
-
-/* Puts on w->path the moves to child c (at depth `depth`) of group g. */
-static void path_to(worker *w, const kid *c, const kid *g, const plevel *up,
-                    int depth)
-{
-    w->path[depth] = c->op;
-    const kid *n = &g[c->parent];
-    for (int i = depth - 1; i >= 0; i--) {
-        w->path[i] = n->op;
-        n = &up->nodes[n->parent];
-        up = up->up;
-    }
-}
-
 /* The U/D edges (edge4 coordinates u, dn) after path entry op. */
 static void edges_after(const qs_tables *t, int op, int *u, int *dn)
 {
@@ -876,75 +870,54 @@ static void edges_after(const qs_tables *t, int op, int *u, int *dn)
     }
 }
 
-/* The U/D edges (edge4 coordinates, *u and *dn) after the moves of node n
- * of level `level` (the moves made; up: the groups above n's). Only a
- * phase-1 end needs them, and ends are about one node in thirteen, so a
- * node does not carry them (about 2 % fewer instructions); they are
- * made from the nearest ancestor whose edges were made before, each
- * level remembering the last node asked for. The ends of one node, and
- * the nodes of one parent, come one after another, so most ends cost a
- * move or two, where a replay from the job's start cost a chain of two
- * dependent reads a level: the same search, 2.2 % fewer instructions,
- * and at 10 ms about 15 % more nodes (forty-eighth session). */
-static void node_edges(worker *w, const kid *n, const plevel *up, int level,
-                       int *u, int *dn)
+/* The U/D edges (udedges_of) of child c, whose path has `len` entries.
+ * Only a phase-1 end needs them, and ends are about one node in
+ * thirteen, so a node does not carry them (about 2 % fewer
+ * instructions). They are made from the longest start of the path that
+ * the last end asked for shares: ends come in the order of a depth-first
+ * search, so most cost a move or two, where a replay from the job's start
+ * cost a chain of two dependent reads a level (forty-eighth session:
+ * the same search, and at 10 ms about 15 % more nodes). */
+static int end_edges(worker *w, const kid *c, int len)
 {
-    if (level == 0) {
-        *u = w->root_uedges;
-        *dn = w->root_dedges;
-        return;
+    int same = 0, most = len < w->memo_len ? len : w->memo_len;
+    while (same < most && c->path[same] == w->memo_path[same])
+        same++;
+    int u = w->memo_u[same], dn = w->memo_d[same];
+    for (int i = same; i < len; i++) {
+        edges_after(w->t, c->path[i], &u, &dn);
+        w->memo_path[i] = c->path[i];
+        w->memo_u[i + 1] = (uint16_t)u;
+        w->memo_d[i + 1] = (uint16_t)dn;
     }
-    if (w->edges_memo[level].node == n) {
-        *u = w->edges_memo[level].u;
-        *dn = w->edges_memo[level].d;
-        return;
-    }
-    node_edges(w, &up->nodes[n->parent], up->up, level - 1, u, dn);
-    edges_after(w->t, n->op, u, dn);
-    w->edges_memo[level].node = n;
-    w->edges_memo[level].u = (uint16_t)*u;
-    w->edges_memo[level].d = (uint16_t)*dn;
-}
-
-/* The U/D edges (udedges_of) of child c of node g[c->parent], a node of
- * level `depth`. */
-static int end_edges(worker *w, const kid *c, const kid *g, const plevel *up,
-                     int depth)
-{
-    int u, dn;
-    node_edges(w, &g[c->parent], up, depth, &u, &dn);
-    edges_after(w->t, c->op, &u, &dn);
+    w->memo_len = len;
     return udedges_of(w->t, u, dn);
 }
 
-/* Searches the phase-1 paths below the ng nodes of group g (each located,
- * its dist known, its togo, last and need set; ggv[i]: node i's time
- * vector under least time), all at depth `depth`; up: the groups above.
+/* Expands the ng nodes of group g (each located, its dist known, its
+ * togo, last and need set; ggv[i]: node i's time vector under least
+ * time), all at depth `depth`: its phase-1 ends are searched in phase 2,
+ * and its other children join the nodes waiting at depth + 1.
  *
  * The search goes a level at a time, as the optimal search's H48 part
  * does (solver/optimal.c): the children of every node of the group are
  * made and their table entries fetched together, and those that pass
- * are the next level's groups. A node's own children are about ten, and
+ * wait for the next level's groups. A node's own children are about ten, and
  * the reads of their entries (the corner-path table, the flip-slice
  * classes, the phase-1 and phase-2 tables, each far beyond the cache)
  * then wait a whole memory latency at each of three steps; a group keeps
  * about a hundred and fifty of them in flight instead. The nodes visited
  * are those of a depth-first search; only their order differs. */
-static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
-                   int ng, const plevel *up, int depth)
+static void expand_group(worker *w, const kid *g,
+                         const gv_lane (*ggv)[GV_LANES], int ng, int depth)
 {
     const qs_tables *t = w->t;
     const direction *d = w->d;
     shared *sh = w->sh;
-    /* About 105 KB of stack a level, 24 levels at most (2.5 MB of a
-     * thread's usual 8): on the stack rather than in the worker, whose
-     * memory is new at every solve while a thread's stack has been
-     * touched before. */
-    kid kids[RGROUP * MAX_KIDS];
-    gv_lane kgv[RGROUP * MAX_KIDS][GV_LANES];
+    /* the children go after the nodes of depth + 1 still waiting */
+    kid *kids = w->level[depth + 1] + w->n_level[depth + 1];
+    gv_lane(*kgv)[GV_LANES] = w->level_gv[depth + 1] + w->n_level[depth + 1];
     int count = 0;
-    /* g may sit where another group of this level sat before */
-    w->edges_memo[depth].node = NULL;
     int limit = atomic_load_explicit(&sh->limit, memory_order_relaxed);
     /* First pass: each node's turns within reach, from its own entry,
      * and the move-table entries of those turns fetched. A node makes
@@ -1039,6 +1012,8 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                 if (togo - cost > 1) /* else never located (NEAR_END) */
                     __builtin_prefetch(&t->fs_packed[c->fs]);
             }
+            memcpy(c->path, n->path, sizeof c->path);
+            c->path[depth] = (uint8_t)m;
             c->op = (uint8_t)m;
             c->o = n->o;
             c->set = (uint8_t)set2;
@@ -1108,6 +1083,7 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
             c->cshift = shift;
             c->read_path = (uint8_t)read_path;
             c->op = (uint8_t)(TILT_OP + tilt);
+            c->path[depth] = c->op;
             c->o = (uint8_t)o2;
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
@@ -1147,7 +1123,7 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
             int s2 = c->slice - SLICE_SOLVED * 24;
             if (end_corner_bound(t, s2, c->corners) > room)
                 continue;
-            c->udedges = (uint16_t)end_edges(w, c, g, up, depth);
+            c->udedges = (uint16_t)end_edges(w, c, depth + 1);
             if (end_edge_bound(t, s2, c->udedges) > room)
                 continue;
             __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
@@ -1188,7 +1164,7 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
                 continue;
         }
         if (c->index == UINT32_MAX) {
-            path_to(w, c, g, up, depth);
+            memcpy(w->path, c->path, (size_t)depth + 1);
             if (sh->by_time)
                 memcpy(w->gv[depth + 1], kgv[next], sizeof kgv[next]);
             phase1_end(w, c->slice - SLICE_SOLVED * 24, c->corners,
@@ -1208,10 +1184,43 @@ static void phase1(worker *w, const kid *g, const gv_lane (*ggv)[GV_LANES],
             kids[next] = *c;
         next++;
     }
-    plevel here = {g, up};
-    for (int s = 0; s < next && !w->halt; s += RGROUP)
-        phase1(w, kids + s, (const gv_lane(*)[GV_LANES])(kgv + s),
-               next - s < RGROUP ? next - s : RGROUP, &here, depth + 1);
+    w->n_level[depth + 1] += next;
+}
+
+/* Searches the nodes of depth `depth` waiting in w->level, a group of up
+ * to RGROUP at a time (the last ones first), while a whole group is
+ * there, or until none is left with `flush`; the children of a group
+ * wait at depth + 1, which is searched likewise whenever a group of them
+ * is there. With flush, every deeper level is then searched to the end.
+ *
+ * Until the forty-ninth session a group's children were the next
+ * level's groups and nothing else: a group of 32 nodes makes about 35
+ * children, a group of 32 and a group of 3, and the 3 make a group of
+ * 3, and so on to the end of phase 1. Over half of the nodes were in
+ * groups of fewer than 32, and a group of a few nodes waits for memory
+ * at each of its three steps like a single node (1,300 TSC cycles a
+ * node in groups of one, 360 in groups of 32). So the children of
+ * several groups now wait, each with its own path, until a group of
+ * them is there: 97 % of the nodes are in whole groups, and the same
+ * search takes about 0.95 of the time (the reads in flight, not the
+ * waits of small groups, now set the pace). */
+static void drain(worker *w, int depth, int flush)
+{
+    while (!w->halt) {
+        int n = w->n_level[depth];
+        if (n == 0 || (!flush && n < RGROUP))
+            break;
+        int take = n < RGROUP ? n : RGROUP;
+        n -= take;
+        w->n_level[depth] = n;
+        expand_group(w, w->level[depth] + n,
+                     (const gv_lane(*)[GV_LANES])(w->level_gv[depth] + n),
+                     take, depth);
+        if (w->n_level[depth + 1] >= RGROUP)
+            drain(w, depth + 1, 0);
+    }
+    if (flush && !w->halt && depth + 1 < w->len1)
+        drain(w, depth + 1, 1);
 }
 
 /* Searches the phase-1 paths of length len1 from start class `start` of
@@ -1224,6 +1233,7 @@ static void search_job(worker *w, int len1, int dir, int start)
     const qs_cube *c = &d->cube;
     int o = d->start[start];
     kid root;
+    memset(root.path, 0, sizeof root.path);
     root.flip = (uint16_t)qs_coord_flip(c);
     root.twist = (uint16_t)qs_coord_twist(c);
     root.slice = (uint16_t)qs_coord_edge4(c, 8);
@@ -1249,12 +1259,20 @@ static void search_job(worker *w, int len1, int dir, int start)
     root.togo = (uint8_t)len1;
     root.last = root.need = -1;
     root.parent = -1;
-    if (len1 == 0)
+    if (len1 == 0) {
         phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
                    udedges_of(t, w->root_uedges, w->root_dedges), o,
                    d->start_set, 0, -1, 0);
-    else
-        phase1(w, &root, (const gv_lane(*)[GV_LANES])w->gv, 1, NULL, 0);
+        return;
+    }
+    w->memo_len = 0;
+    w->memo_u[0] = (uint16_t)w->root_uedges;
+    w->memo_d[0] = (uint16_t)w->root_dedges;
+    memset(w->n_level, 0, sizeof w->n_level);
+    w->level[0][0] = root;
+    memcpy(w->level_gv[0][0], w->gv[0], sizeof w->gv[0]);
+    w->n_level[0] = 1;
+    drain(w, 0, 1);
 }
 
 /* Takes the next job (phase-1 lengths in increasing order, each a loose
@@ -1296,6 +1314,16 @@ static int run_job(worker *w)
 static void worker_main(void *arg)
 {
     worker *w = arg;
+    /* The nodes waiting at each depth (see drain): about 1.7 MB, and as
+     * much again for least time's vectors, of the thread's stack (8 MB as
+     * a rule), which stays mapped from one solve to the next, where the
+     * worker's memory would be new at every solve. */
+    kid level[MAX_P1 + 1][LEVEL_CAP];
+    gv_lane level_gv[MAX_P1 + 1][LEVEL_CAP][GV_LANES];
+    for (int l = 0; l <= MAX_P1; l++) {
+        w->level[l] = level[l];
+        w->level_gv[l] = level_gv[l];
+    }
     while (!w->halt && run_job(w))
         ;
     shared *sh = w->sh;
