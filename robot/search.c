@@ -27,9 +27,10 @@
  * goes a level at a time over groups of nodes (see expand_group): the
  * children of the whole group are listed first and their table entries
  * fetched together, then they wait with the other nodes of their depth
- * until a whole group of them can be searched (see drain). With the large move table (robot_p1x) a node
- * learns from its own entry which children can still finish in time, so
- * the others are never located or read. The corner table (rcorners)
+ * until a whole group of them can be searched (see drain). With the
+ * large move table (robot_p1x) a node learns from its own entry which
+ * children can still finish in time, so the others are never located or
+ * read. The corner table (rcorners)
  * bounds the whole rest of a path, phase 2 included, and so drops children
  * deep in phase 1 whose corners alone need more robot moves than the best
  * solution leaves (about a third of the phase-1 nodes). The corner-path
@@ -218,8 +219,9 @@ typedef struct {
  * the same time. */
 enum { RGROUP = 32 };
 
-/* Nodes of one depth waiting at most: fewer than a group, and the
- * children of one group (see drain). */
+/* Nodes of one depth waiting at most: fewer than a group (drain searches
+ * a depth as soon as a whole group waits there), and the children of one
+ * group. */
 enum { LEVEL_CAP = RGROUP - 1 + RGROUP * MAX_KIDS };
 
 /* kid.index of a turn with one phase-1 move left: its children can only
@@ -723,7 +725,7 @@ typedef struct {
     unsigned dead;        /* class kk's 4 dead bits (robot_p1x.dead) */
 } turn_bounds;
 
-/* A node's turns within reach (phase1's first pass): its bounds, the
+/* A node's turns within reach (expand_group's first pass): its bounds, the
  * turns that can finish at cost 1 (ok1) and after a full regrip (ok2),
  * and those it may make. */
 typedef struct {
