@@ -477,7 +477,10 @@ typedef struct {
  * at least one solution, ROBOT_ERR_CANCELLED, ROBOT_ERR_TIMEOUT,
  * ROBOT_ERR_NOT_FOUND, ROBOT_ERR_TABLES, ROBOT_ERR_CUBE (not solvable:
  * qs_cube_check says why), ROBOT_ERR_ARGUMENT or ROBOT_ERR_NOMEM. A
- * solved cube gets one empty solution. Re-entrant; stats may be NULL. */
+ * solved cube gets one empty solution. Re-entrant; stats may be NULL.
+ * The calling thread searches too and keeps about 3.5 MB of nodes on its
+ * stack (as does each thread the search starts), so call it from a
+ * thread with at least 4 MB of stack (glibc's default is 8 MB). */
 int robot_solve(const qs_tables *t, const robot_model *m,
                 const robot_profile *p, const qs_cube *c,
                 const robot_solve_options *o, robot_solution *out,
