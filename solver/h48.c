@@ -380,7 +380,9 @@ static int orientation_tables(qs_h48 *x, const qs_cube sym[48])
         }
         x->eo_flip[s] = (uint8_t)(sy->eo[8] | sy->eo[1] << 1 | sy->eo[0] << 2);
         unsigned k = 0;
-        for (int i = 0; i < x->h; i++)
+        /* (x->h is at most H48_MAX_H; the bound says so to the compiler,
+         * which otherwise warns of reads past eo's 12 entries) */
+        for (int i = 0; i < x->h && i <= H48_MAX_H; i++)
             k |= (unsigned)si->eo[i] << i;
         x->eo_const[s] = (uint16_t)k;
         for (int half = 0; half < 2; half++)
