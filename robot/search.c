@@ -189,7 +189,7 @@ typedef struct {
 /* A phase-1 position: a node of the search, or a child being made. */
 typedef struct {
     uint16_t flip, twist, slice, corners;
-    uint8_t op, o, set, cost, sym;
+    uint8_t o, set, cost, sym;
     uint8_t togo;     /* robot moves its phase-1 path has left */
     int8_t last, need; /* as in phase2 */
     int8_t dist;      /* phase-1 distance in its class, -1 until known */
@@ -209,7 +209,8 @@ typedef struct {
     uint32_t fs;      /* flip and slice places (fs_packed's index) */
     uint16_t udedges; /* the last phase-1 move: U/D edges in phase 2 (a
                          node's own are not kept: see end_edges) */
-    uint8_t path[MAX_P1]; /* its path: search moves 0..44, TILT_OP + t */
+    uint8_t path[MAX_P1]; /* its path: search moves 0..44, TILT_OP + t;
+                             the last made it */
 } kid;
 
 /* Nodes of a phase-1 group at most (see expand_group). 32 rather than 16
@@ -1016,7 +1017,6 @@ static void expand_group(worker *w, const kid *g,
             }
             memcpy(c->path, n->path, sizeof c->path);
             c->path[depth] = (uint8_t)m;
-            c->op = (uint8_t)m;
             c->o = n->o;
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
@@ -1084,8 +1084,7 @@ static void expand_group(worker *w, const kid *g,
             c->cindex = cindex;
             c->cshift = shift;
             c->read_path = (uint8_t)read_path;
-            c->op = (uint8_t)(TILT_OP + tilt);
-            c->path[depth] = c->op;
+            c->path[depth] = (uint8_t)(TILT_OP + tilt);
             c->o = (uint8_t)o2;
             c->set = (uint8_t)set2;
             c->cost = (uint8_t)cost;
@@ -1113,7 +1112,7 @@ static void expand_group(worker *w, const kid *g,
             if (bound > c->spare)
                 continue;
             c->cdist = (uint8_t)bound; /* never below the corners' own */
-        } else if (!t->rpath_code && c->op < TILT_OP) {
+        } else if (!t->rpath_code && c->path[depth] < TILT_OP) {
             c->cdist = (uint8_t)robot_corner_value(t->rcorners[c->cindex],
                                                    c->cshift);
             if (c->cdist > c->spare)
@@ -1129,9 +1128,9 @@ static void expand_group(worker *w, const kid *g,
             if (end_edge_bound(t, s2, c->udedges) > room)
                 continue;
             __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
-        } else if (c->op < TILT_OP && c->togo == 1) {
+        } else if (c->path[depth] < TILT_OP && c->togo == 1) {
             c->index = NEAR_END;
-        } else if (c->op < TILT_OP) {
+        } else if (c->path[depth] < TILT_OP) {
             locate(t, c);
             prefetch_entry(t, c);
         }
@@ -1144,8 +1143,8 @@ static void expand_group(worker *w, const kid *g,
     int next = 0;
     for (int i = 0; i < kept && !w->halt; i++) {
         kid *c = &kids[i];
-        int rest = c->togo;
-        int tilted = c->op >= TILT_OP;
+        int rest = c->togo, op = c->path[depth]; /* its last move */
+        int tilted = op >= TILT_OP;
         if (c->index != UINT32_MAX) {
             if (c->dist < 0)
                 c->dist = (int8_t)(c->index == NEAR_END
@@ -1159,8 +1158,8 @@ static void expand_group(worker *w, const kid *g,
         int64_t g2 = 0;
         if (sh->by_time) {
             g2 = advance_from(sh, d->inverse, ggv[c->parent],
-                              tilted ? ROBOT_OP_TILT_RL + c->op - TILT_OP
-                                     : d->op[g[c->parent].o][c->op],
+                              tilted ? ROBOT_OP_TILT_RL + op - TILT_OP
+                                     : d->op[c->o][op], /* a turn keeps o */
                               c->cost, kgv[next]);
             if (over_time(w, g2, rest > c->cdist ? rest : c->cdist))
                 continue;
@@ -1171,7 +1170,7 @@ static void expand_group(worker *w, const kid *g,
                 memcpy(w->gv[depth + 1], kgv[next], sizeof kgv[next]);
             phase1_end(w, c->slice - SLICE_SOLVED * 24, c->corners,
                        c->udedges, c->o, c->set, depth + 1,
-                       sh->move_axis[c->op], g2);
+                       sh->move_axis[op], g2);
             continue;
         }
         if (!tilted && !t->rphase1x) {
