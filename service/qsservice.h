@@ -255,11 +255,11 @@ enum {
     QSV_TABLES_LARGE = 0,  /* the robot move and corner-path tables, and the
                               optimal solver's default tables (HTM: the
                               h48h7 set, 3.84 GB; QTM: the large one) */
-    QSV_TABLES_SMALL = 1,  /* the small robot set (734 MB instead of 3.03
+    QSV_TABLES_SMALL = 1,  /* the small robot set (734 MB instead of 3.12
                               GB) and the small optimal bound, for small
                               machines */
     QSV_TABLES_MEDIUM = 2, /* the small sets and the robot corner-path
-                              table (771 MB for the robot set): robot
+                              table (862 MB for the robot set): robot
                               computers of 2 GB */
 };
 

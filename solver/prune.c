@@ -1183,6 +1183,45 @@ static int path_codes(const uint64_t *entries, uint64_t n, uint64_t *dict,
     return err;
 }
 
+/* The room tables after the codes (see BLOB_ROBOT_PATHS): for room r
+ * and each (corner class, twist), the least j of each class's entry whose
+ * nibble is at most r, as a least value and a bit per class that is one
+ * more. QS_ERR_TABLES where the classes differ by more (a tilt reaches
+ * any class, so they cannot). */
+static int path_rooms(const uint64_t *dict, const uint16_t *code,
+                      uint8_t *rooms)
+{
+    uint8_t *first = malloc((size_t)ROBOT_PATH_DICT * ROBOT_PATH_ROOMS);
+    if (!first)
+        return QS_ERR_NOMEM;
+    for (uint32_t c = 0; c < ROBOT_PATH_DICT; c++)
+        for (int r = 0; r < ROBOT_PATH_ROOMS; r++) {
+            int j = 0;
+            while (j < ROBOT_PATH_NIBBLES && (int)(dict[c] >> (4 * j) & 15) > r)
+                j++;
+            first[c * ROBOT_PATH_ROOMS + r] = (uint8_t)j;
+        }
+    int err = QS_OK;
+    for (int r = 0; r < ROBOT_PATH_ROOMS && !err; r++)
+        for (uint64_t e = 0; e < N_CORNERS_OPT; e++) {
+            int j[N_TILT], least = 15;
+            for (int k = 0; k < N_TILT; k++) {
+                j[k] = first[(size_t)code[e * N_TILT + k] * ROBOT_PATH_ROOMS + r];
+                if (j[k] < least)
+                    least = j[k];
+            }
+            uint8_t byte = (uint8_t)least;
+            for (int k = 0; k < N_TILT; k++) {
+                if (j[k] > least + 1)
+                    err = QS_ERR_TABLES;
+                byte |= (uint8_t)((j[k] - least) << (4 + k));
+            }
+            rooms[(size_t)r * N_CORNERS_OPT + e] = byte;
+        }
+    free(first);
+    return err;
+}
+
 static int generate_rpaths(const qs_tables *t, void *blob, int threads,
                            bfs_job *job)
 {
@@ -1216,6 +1255,10 @@ static int generate_rpaths(const qs_tables *t, void *blob, int threads,
         for (int j = 0; j < ROBOT_PATH_NIBBLES; j++)
             if (robot_path_bound(dict[i], j) > robot_path_most[j])
                 err = QS_ERR_TABLES;
+    if (!err)
+        err = path_rooms(dict, (uint16_t *)(dict + ROBOT_PATH_DICT),
+                         (uint8_t *)blob + ROBOT_PATH_DICT * sizeof *dict +
+                             n * sizeof(uint16_t));
     free(corners);
     free(p2);
     free(prev);
@@ -1802,11 +1845,13 @@ int qs_blob_describe(qs_metric m, int i, qs_blob_info *info)
         }
         if (i == BLOB_ROBOT_PATHS) {
             info->name = "corner-paths";
-            /* 14 was the layout of one 64-bit entry per index */
-            info->kind = 15;
+            /* 14 was the layout of one 64-bit entry per index, 15 the
+             * dictionary without the room tables */
+            info->kind = 16;
             info->entries = N_CORNERS_OPT * N_TILT;
             info->bytes = ROBOT_PATH_DICT * sizeof(uint64_t) +
-                          N_CORNERS_OPT * N_TILT * sizeof(uint16_t);
+                          N_CORNERS_OPT * N_TILT * sizeof(uint16_t) +
+                          ROBOT_PATH_ROOMS * N_CORNERS_OPT;
             info->optional = 1 | QS_BLOB_ROBOT_MEDIUM;
             return QS_OK;
         }

@@ -460,11 +460,25 @@ enum { BLOB_ROBOT_CORNERS = 3 };
  * (those beyond the distinct ones are 0), followed by one 16-bit code per
  * (corner class, twist, class): 36 MB rather than 145 MB, so that far
  * more of the search's reads of it hit the cache, and a code can never
- * point outside the dictionary. */
+ * point outside the dictionary.
+ *
+ * Then ROBOT_PATH_ROOMS room tables of N_CORNERS_OPT bytes, for the
+ * search in robot moves. Its question at a child with j phase-1 moves
+ * left is only whether the bound exceeds j plus the room, the robot moves
+ * phase 2 may take, which is the same for every node of a job: whether
+ * nibble j exceeds the room. The nibbles never grow with j (a path with
+ * more moves left may also make fewer), so for each room r an entry's
+ * answer is one number, the least j whose nibble is at most r (15 if
+ * none): the child is refused when it has fewer moves left. A tilt reaches
+ * any class, so that number differs by at most one between the three
+ * classes of a (corner class, twist), and one byte holds all three, as
+ * rcorners does (robot_corner_value). Table r is 6 MB where the codes of
+ * a job take 36 MB: its reads hit the cache far more often. */
 enum {
     BLOB_ROBOT_PATHS = 4,
     ROBOT_PATH_NIBBLES = 15,
-    ROBOT_PATH_DICT = 1 << 16
+    ROBOT_PATH_DICT = 1 << 16,
+    ROBOT_PATH_ROOMS = 15 /* rooms 0 to 14; with 15 or more none refuses */
 };
 
 typedef struct {
@@ -608,6 +622,7 @@ struct qs_tables {
      * through robot_path_entry */
     const uint64_t *rpath_dict; /* [ROBOT_PATH_DICT] */
     const uint16_t *rpath_code; /* [N_CORNERS_OPT * N_TILT] */
+    const uint8_t *rpath_rooms; /* [ROBOT_PATH_ROOMS][N_CORNERS_OPT] */
 };
 
 /* The row of a move table for coordinate value x, one entry per move. Rows
@@ -785,6 +800,18 @@ static inline uint32_t robot_path_index(uint32_t index, int shift)
 static inline uint64_t robot_path_entry(const qs_tables *t, uint32_t i)
 {
     return t->rpath_dict[t->rpath_code[i]];
+}
+
+/* The room table of the corner-path blob (see BLOB_ROBOT_PATHS) for a
+ * job whose phase 2 may take `room` robot moves; NULL without the blob or
+ * where the room has no table. Entry robot_corner_index for the class
+ * whose bit is at shift: robot_corner_value of it is the fewest phase-1
+ * moves left at which the corners let a path through. */
+static inline const uint8_t *robot_path_rooms(const qs_tables *t, int room)
+{
+    if (!t->rpath_rooms || room < 0 || room >= ROBOT_PATH_ROOMS)
+        return NULL;
+    return t->rpath_rooms + (size_t)room * N_CORNERS_OPT;
 }
 
 /* The least robot moves left to a path at the corner-path entry e whose

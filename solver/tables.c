@@ -684,6 +684,10 @@ int qs_tables_create(qs_metric m, const void *const *blobs, qs_tables **out)
         t->rpath_code = t->rpath_dict ? (const uint16_t *)(t->rpath_dict +
                                                           ROBOT_PATH_DICT)
                                       : NULL;
+        t->rpath_rooms = t->rpath_dict ? (const uint8_t *)(t->rpath_code +
+                                                           N_CORNERS_OPT *
+                                                               N_TILT)
+                                       : NULL;
     } else {
         /* NULL in the compact set, which leaves them out */
         t->phase1 = blobs[BLOB_PHASE1];

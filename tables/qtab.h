@@ -238,12 +238,12 @@ const char *qtab_optimal_size_name(qtab_optimal_size s);
 /* Which tables the robot search gets (robot set only). */
 typedef enum {
     QTAB_ROBOT_LARGE = 0, /* also the optional move and corner-path
-                             tables (2.25 GB and 37 MB, 3.03 GB for the
+                             tables (2.25 GB and 128 MB, 3.12 GB for the
                              set; the robot search is several times faster
                              with them) */
     QTAB_ROBOT_SMALL = 1, /* only the distance tables (734 MB): for small
                              robot computers */
-    QTAB_ROBOT_MEDIUM = 2, /* the small set and the corner-path table (880
+    QTAB_ROBOT_MEDIUM = 2, /* the small set and the corner-path table (862
                               MB in all): shorter solutions than small in
                               the same time, for robot computers of 2 GB */
 } qtab_robot_size;

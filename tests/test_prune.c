@@ -532,6 +532,34 @@ static void check_robot_paths(const qs_tables *t)
     }
     assert_int_equal(most[ROBOT_PATH_NIBBLES], ROBOT_PATH_NIBBLES);
 
+    /* The room tables answer what the entries do: a child with j
+     * phase-1 moves left is refused in room r exactly when its bound
+     * exceeds j + r, for every j a search can have (every 61st entry,
+     * each class of it, every room). Rooms beyond the tables never
+     * refuse. */
+    assert_non_null(t->rpath_rooms);
+    assert_null(robot_path_rooms(t, -1));
+    assert_null(robot_path_rooms(t, ROBOT_PATH_ROOMS));
+    int refusals = 0;
+    for (uint64_t e = 0; e < N_CORNERS_OPT; e += 61)
+        for (int k = 0; k < N_TILT; k++) {
+            uint64_t entry = robot_path_entry(t, (uint32_t)(e * N_TILT + k));
+            for (int r = 0; r <= ROBOT_PATH_ROOMS + 1; r++) {
+                const uint8_t *rooms = robot_path_rooms(t, r);
+                for (int j = 0; j <= 2 * ROBOT_PATH_NIBBLES; j++) {
+                    int refused = robot_path_bound(entry, j) > j + r;
+                    if (!rooms) {
+                        assert_false(refused);
+                        continue;
+                    }
+                    assert_int_equal(
+                        j < robot_corner_value(rooms[e], 4 + k), refused);
+                    refusals += refused;
+                }
+            }
+        }
+    assert_true(refusals > 100000); /* the rooms do refuse */
+
     /* The dictionary (BLOB_ROBOT_PATHS): codes in the order their entries
      * were first met, so every entry of it is used and the file is the
      * same at every generation; its entries distinct, the rest zero. */

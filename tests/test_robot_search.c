@@ -174,7 +174,9 @@ static void test_benchmark_cubes(void **state)
  * would make no child of their own; the corner-path table drops children
  * that cannot finish within the limit; the medium set is the small one
  * with the corner paths. (moves_only is a shallow copy of the large set
- * without its corner paths.) The nodes dropped shift where the groups of
+ * without its corner paths; codes, one that reads the corner-path codes
+ * where the large set reads its room tables, which must search the very
+ * same nodes.) The nodes dropped shift where the groups of
  * a level begin, so the sets visit the paths in different orders and
  * may find different solutions of equal merit first: the comparison is
  * of exhaustive searches (short scrambles, no time or length limit),
@@ -192,6 +194,14 @@ static void test_large_table_same_search(void **state)
     *moves_only = *large;
     moves_only->rpath_dict = NULL;
     moves_only->rpath_code = NULL;
+    moves_only->rpath_rooms = NULL;
+    /* the large set reading the codes where it reads the room tables: the
+     * same questions answered, so the very same search */
+    qs_tables *codes = malloc(sizeof *codes);
+    assert_non_null(codes);
+    *codes = *large;
+    assert_non_null(large->rpath_rooms);
+    codes->rpath_rooms = NULL;
     qtab_set *small_set = test_open_robot_sized(QTAB_ROBOT_SMALL);
     const qs_tables *small = qtab_set_tables(small_set);
     assert_false(qs_tables_robot_large(small));
@@ -207,9 +217,9 @@ static void test_large_table_same_search(void **state)
     assert_true(qs_tables_robot_paths(large));
     assert_false(qs_tables_robot_paths(small));
 
-    enum { SMALL, MOVES, LARGE, MEDIUM, SETS };
-    const qs_tables *sets[SETS] = {small, moves_only, large, medium};
-    uint64_t nodes[SETS] = {0, 0, 0, 0};
+    enum { SMALL, MOVES, LARGE, MEDIUM, CODES, SETS };
+    const qs_tables *sets[SETS] = {small, moves_only, large, medium, codes};
+    uint64_t nodes[SETS] = {0, 0, 0, 0, 0};
     uint64_t rng = 0x2545f4914f6cdd1dull;
     robot_solve_options o = options(1, 0);
     for (int trial = 0; trial < 8; trial++) {
@@ -246,6 +256,7 @@ static void test_large_table_same_search(void **state)
     assert_true(nodes[LARGE] < nodes[MOVES]);  /* the corner paths */
     assert_true(nodes[MEDIUM] < nodes[SMALL]);
     assert_true(nodes[LARGE] < nodes[MEDIUM]); /* the dead ends */
+    assert_true(nodes[CODES] == nodes[LARGE]); /* the room tables */
 
     o.max_len = 21;
     for (int i = 0; i < 12; i++) {
@@ -261,6 +272,7 @@ static void test_large_table_same_search(void **state)
         }
     }
     free(moves_only);
+    free(codes);
     qtab_close(medium_set);
     qtab_close(small_set);
 }
