@@ -36,14 +36,16 @@
  * solution leaves (about a third of the phase-1 nodes). The corner-path
  * table (rpath_code, the large and medium sets) then bounds a child by
  * what its corners need when phase 1 must end within the job's length and
- * phase 2 follow, about 40% fewer nodes again; its codes (36 MB, mostly
- * beyond the cache) are fetched when a child is made and read in the next
- * pass, before it is located in the phase-1 table (a fifth
- * of the children that reach it are dropped there); an entry also holds the
- * corner distance and bounds at least as tightly, so with it no corner
- * entry is read. The children that end phase 1 get their U/D edges and
- * their phase-2 entry (rphase2, also beyond the cache) in the same pass, so
- * those reads overlap too.
+ * phase 2 follow, about 40% fewer nodes again; its entry is fetched when
+ * a child is made and read in the next pass, before the child is located
+ * in the phase-1 table (a third of the children that read one are
+ * dropped there): in robot moves from the blob's room tables (6 MB per
+ * job, robot_path_rooms), under least time from its codes (36 MB). An
+ * entry also holds the corner distance and bounds at least as tightly,
+ * so with it no corner entry is read. The children that end phase 1 get
+ * their U/D edges in the same pass and their edges' bound and phase-2
+ * entry (rphase2, also beyond the cache) in one of their own, so those
+ * reads overlap too.
  *
  * Least time (ROBOT_OBJ_TIME) searches in the profile's microseconds: each
  * path carries, per gripper state, the least time of an execution that
@@ -1131,10 +1133,9 @@ static void expand_group(worker *w, const kid *g,
     /* Third pass: children whose corners need more than their budget
      * are dropped, by the corner-path entry when phase 1 must end after
      * exactly the moves left (where it could refuse them), else by the
-     * corner entry; phase-1 ends by
-     * the small tables; the others' phase-1 entries are fetched (a tilt
-     * child's entry is its node's, already read), and the phase-1 ends'
-     * phase-2 entries. */
+     * corner entry; phase-1 ends by the corners' small table, and their
+     * U/D edges made; the others' phase-1 entries are fetched (a tilt
+     * child's entry is its node's, already read). */
     int kept = 0, room = limit - w->len1, ends = 0;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
