@@ -1392,6 +1392,9 @@ static void worker_main(void *arg)
     sh->nodes2 += w->nodes2;
     sh->searches2 += w->searches2;
     qs_pool_unlock(&sh->cand);
+    /* counted once: the worker is run again when the search is repeated
+     * with tilts free (robot_solve) */
+    w->nodes1 = w->nodes2 = w->searches2 = 0;
 }
 
 /* Plans the candidates that may be best (a plan can beat the search's
