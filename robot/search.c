@@ -198,8 +198,8 @@ typedef struct {
     uint8_t cdist;    /* robot moves its corners alone need (once the
                          corner-path entry is read: the rest of the path) */
     uint8_t cshift;   /* corner or room entry: bit of the kid's class */
-    uint8_t read_path; /* 1: its corner-path entry is fetched and read, 2:
-                          its room-table entry (robot_path_rooms) */
+    uint8_t read_path; /* which corner-path entry is fetched and read:
+                          READ_NONE, READ_CODE or READ_ROOM */
     int8_t spare;     /* robot moves its corners may still need */
     int16_t parent;   /* its node's index in the group that made it (only
                          while that group is expanded) */
@@ -233,6 +233,10 @@ enum { LEVEL_CAP = RGROUP - 1 + RGROUP * MAX_KIDS };
  * never located nor its phase-1 entry read (a read from main memory
  * saved at 4-5 % of the nodes). */
 #define NEAR_END (UINT32_MAX - 1)
+
+/* kid.read_path: no corner-path entry, its code (robot_path_entry), or
+ * its room table's byte (robot_path_rooms). */
+enum { READ_NONE, READ_CODE, READ_ROOM };
 
 /* kid.index of a phase-1 end that its edges' phase-2 bound refused
  * (expand_group's ends' pass). */
@@ -1054,7 +1058,7 @@ static void expand_group(worker *w, const kid *g,
              * both, and none where it cannot refuse the child (nor is
              * the entry located then). */
             c->cdist = 0;
-            c->read_path = 0;
+            c->read_path = READ_NONE;
             if (!t->rpath_code) {
                 c->cindex = robot_corner_index(t, c->corners, c->twist, k,
                                                &c->cshift);
@@ -1063,9 +1067,9 @@ static void expand_group(worker *w, const kid *g,
                 uint8_t shift;
                 uint32_t ci =
                     robot_corner_index(t, c->corners, c->twist, k, &shift);
-                c->read_path = 1;
+                c->read_path = READ_CODE;
                 if (rooms) {
-                    c->read_path = 2;
+                    c->read_path = READ_ROOM;
                     c->cindex = ci;
                     c->cshift = shift;
                     __builtin_prefetch(&rooms[ci]);
@@ -1094,7 +1098,7 @@ static void expand_group(worker *w, const kid *g,
                 continue;
             uint8_t shift = 0;
             uint32_t cindex = 0;
-            int cdist = 0, read_path = 0;
+            int cdist = 0, read_path = READ_NONE;
             if (!t->rpath_code) {
                 cindex =
                     robot_corner_index(t, n->corners, n->twist, k2, &shift);
@@ -1102,11 +1106,11 @@ static void expand_group(worker *w, const kid *g,
                 if (cdist > budget - cost)
                     continue;
             } else if (budget - cost <= sh->read_max[togo - cost]) {
-                read_path = 1;
+                read_path = READ_CODE;
                 cindex = robot_corner_index(t, n->corners, n->twist, k2,
                                             &shift);
                 if (rooms) {
-                    read_path = 2;
+                    read_path = READ_ROOM;
                     __builtin_prefetch(&rooms[cindex]);
                 } else {
                     cindex = robot_path_index(cindex, shift);
@@ -1139,12 +1143,12 @@ static void expand_group(worker *w, const kid *g,
     int kept = 0, room = limit - w->len1, ends = 0;
     for (int i = 0; i < count; i++) {
         kid *c = &kids[i];
-        if (c->read_path == 2) {
+        if (c->read_path == READ_ROOM) {
             /* the fewest phase-1 moves left at which the corners let a
              * path through (bound <= spare) */
             if (c->togo < robot_corner_value(rooms[c->cindex], c->cshift))
                 continue;
-        } else if (c->read_path) {
+        } else if (c->read_path == READ_CODE) {
             int bound =
                 robot_path_bound(robot_path_entry(t, c->cindex), c->togo);
             if (bound > c->spare)
