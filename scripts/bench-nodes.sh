@@ -15,7 +15,9 @@
 #   change and after), sharing the table cache; CUBES: a file of facelet
 #   strings (e.g. `quadsolve random 1000 --seed 4103 | sed -n 101,120p`);
 #   NODES: phase-1 nodes per cube (default 1000000); PAIRS (default 16).
-#   METRIC (default robot) is the search's metric.
+#   METRIC (default robot) is the search's metric. A_TABLES and B_TABLES
+#   give each binary a table directory of its own, for builds whose table
+#   kinds differ (both default to QUADSOLVE_TABLES or ~/.cache/quadsolve).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -29,13 +31,18 @@ nodes=${4:-1000000}
 pairs=${5:-16}
 metric=${METRIC:-robot}
 export QUADSOLVE_TABLES="${QUADSOLVE_TABLES:-${HOME:-/tmp}/.cache/quadsolve}"
+a_tables=${A_TABLES:-$QUADSOLVE_TABLES}
+b_tables=${B_TABLES:-$QUADSOLVE_TABLES}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run SIDE BIN: one run; its user seconds are appended to $tmp/SIDE.times
-# and its answers kept as $tmp/SIDE.out.
+# run SIDE BIN: one run, with SIDE's table directory; its user seconds
+# are appended to $tmp/SIDE.times and its answers kept as $tmp/SIDE.out.
 run() {
-    /usr/bin/time -f %U -o "$tmp/$1.time" "$2" solve --metric "$metric" \
+    local tables=$a_tables
+    [ "$1" = B ] && tables=$b_tables
+    QUADSOLVE_TABLES=$tables /usr/bin/time -f %U -o "$tmp/$1.time" \
+        "$2" solve --metric "$metric" \
         --time-ms 0 --max-nodes "$nodes" --threads 1 <"$cubes" \
         >"$tmp/$1.out" 2>/dev/null
     cat "$tmp/$1.time" >>"$tmp/$1.times"
