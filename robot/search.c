@@ -190,7 +190,10 @@ typedef struct {
 
 /* A phase-1 position: a node of the search, or a child being made. */
 typedef struct {
-    uint16_t flip, twist, slice, corners;
+    uint16_t flip, twist, slice;
+    uint16_t cs;      /* its corners as class << 4 | sym (corner_cs): the
+                         class move table is 250 KB where the raw one is
+                         3.6 MB */
     uint8_t o, set, cost, sym;
     uint8_t togo;     /* robot moves its phase-1 path has left */
     int8_t last, need; /* as in phase2 */
@@ -525,12 +528,17 @@ static int over_time(const worker *w, int64_t g, int moves)
 /* The phase-2 entry (rphase2) of a position in the phase-2 group, for
  * phase2_bound; fetched ahead of reading, since the table is far beyond
  * the cache. */
+static const uint32_t *phase2_entry_cs(const qs_tables *t, int cs,
+                                       int udedges)
+{
+    return &t->rphase2[(uint64_t)(cs >> 4) * N_PERM8 +
+                       t->udedges_conj[udedges][cs & 15]];
+}
+
 static const uint32_t *phase2_entry(const qs_tables *t, int corners,
                                     int udedges)
 {
-    int s = t->corner_sym[corners];
-    return &t->rphase2[(uint64_t)t->corner_class[corners] * N_PERM8 +
-                       t->udedges_conj[udedges][s]];
+    return phase2_entry_cs(t, corner_cs(t, corners), udedges);
 }
 
 /* Lower bound on the robot moves from a phase-2 position in tilt class k
@@ -980,22 +988,26 @@ static void expand_group(worker *w, const kid *g,
         const uint8_t *turn = t->rloc_move[u->b.sym][u->b.kk];
         const uint16_t *frow = move_row(t, t->flip_move, n->flip),
                        *trow = move_row(t, t->twist_move, n->twist),
-                       *srow = move_row(t, t->edge4_move, n->slice),
-                       *crow = move_row(t, t->corners_move, n->corners);
+                       *srow = move_row(t, t->edge4_move, n->slice);
         /* The lowest and the highest turn: a node makes about two, and
          * a loop over them (a branch whose count varies from node to
-         * node) took about 4 % more time. */
+         * node) took about 4 % more time. The corners step through
+         * their class table (corner_cs_step), 250 KB where the raw move
+         * table is 3.6 MB: 0.95-0.97 of the time (fifty-first
+         * session). */
         if (moves) {
             int lo = turn[__builtin_ctz(moves)],
                 hi = turn[31 - __builtin_clz(moves)];
             __builtin_prefetch(&frow[lo]);
             __builtin_prefetch(&trow[lo]);
             __builtin_prefetch(&srow[lo]);
-            __builtin_prefetch(&crow[lo]);
             __builtin_prefetch(&frow[hi]);
             __builtin_prefetch(&trow[hi]);
             __builtin_prefetch(&srow[hi]);
-            __builtin_prefetch(&crow[hi]);
+            const uint16_t *crow =
+                t->corner_cs_move + (n->cs >> 4) * t->n_moves;
+            __builtin_prefetch(&crow[t->move_conj[lo][n->cs & 15]]);
+            __builtin_prefetch(&crow[t->move_conj[hi][n->cs & 15]]);
         }
     }
     /* Second pass: every node's children, their coordinates, and their
@@ -1011,8 +1023,7 @@ static void expand_group(worker *w, const kid *g,
         const uint8_t *turn = t->rloc_move[b.sym][b.kk];
         const uint16_t *frow = move_row(t, t->flip_move, n->flip),
                        *trow = move_row(t, t->twist_move, n->twist),
-                       *srow = move_row(t, t->edge4_move, n->slice),
-                       *crow = move_row(t, t->corners_move, n->corners);
+                       *srow = move_row(t, t->edge4_move, n->slice);
         while (moves) {
             int bit = __builtin_ctz(moves), m = turn[bit];
             moves &= moves - 1;
@@ -1027,7 +1038,7 @@ static void expand_group(worker *w, const kid *g,
             c->flip = frow[m];
             c->twist = trow[m];
             c->slice = srow[m];
-            c->corners = crow[m];
+            c->cs = (uint16_t)corner_cs_step(t, n->cs, m);
             if (cost == togo) {
                 /* The last phase-1 move: it must reach the group, and not
                  * by a phase-2 move (a shorter phase-1 path would exist). */
@@ -1060,13 +1071,13 @@ static void expand_group(worker *w, const kid *g,
             c->cdist = 0;
             c->read_path = READ_NONE;
             if (!t->rpath_code) {
-                c->cindex = robot_corner_index(t, c->corners, c->twist, k,
-                                               &c->cshift);
+                c->cindex = robot_corner_index_cs(t, c->cs, c->twist, k,
+                                                  &c->cshift);
                 __builtin_prefetch(&t->rcorners[c->cindex]);
             } else if (c->spare <= sh->read_max[c->togo]) {
                 uint8_t shift;
                 uint32_t ci =
-                    robot_corner_index(t, c->corners, c->twist, k, &shift);
+                    robot_corner_index_cs(t, c->cs, c->twist, k, &shift);
                 c->read_path = READ_CODE;
                 if (rooms) {
                     c->read_path = READ_ROOM;
@@ -1101,14 +1112,14 @@ static void expand_group(worker *w, const kid *g,
             int cdist = 0, read_path = READ_NONE;
             if (!t->rpath_code) {
                 cindex =
-                    robot_corner_index(t, n->corners, n->twist, k2, &shift);
+                    robot_corner_index_cs(t, n->cs, n->twist, k2, &shift);
                 cdist = robot_corner_value(t->rcorners[cindex], shift);
                 if (cdist > budget - cost)
                     continue;
             } else if (budget - cost <= sh->read_max[togo - cost]) {
                 read_path = READ_CODE;
-                cindex = robot_corner_index(t, n->corners, n->twist, k2,
-                                            &shift);
+                cindex = robot_corner_index_cs(t, n->cs, n->twist, k2,
+                                               &shift);
                 if (rooms) {
                     read_path = READ_ROOM;
                     __builtin_prefetch(&rooms[cindex]);
@@ -1164,7 +1175,7 @@ static void expand_group(worker *w, const kid *g,
             /* The U/D edges are made only for ends the corners let
              * through (12 % are not: about 1 % less time). */
             int s2 = c->slice - SLICE_SOLVED * 24;
-            if (end_corner_bound(t, s2, c->corners) > room)
+            if (end_corner_bound(t, s2, t->corner_of_cs[c->cs]) > room)
                 continue;
             c->udedges = (uint16_t)end_edges(w, c, depth + 1);
             /* its edges' bound and the row that locates its phase-2
@@ -1197,7 +1208,7 @@ static void expand_group(worker *w, const kid *g,
             room)
             c->index = END_REFUSED;
         else
-            __builtin_prefetch(phase2_entry(t, c->corners, c->udedges));
+            __builtin_prefetch(phase2_entry_cs(t, c->cs, c->udedges));
     }
     /* Fourth pass: the children within reach; the phase-1 ends searched in
      * phase 2, the others kept for the next level. */
@@ -1231,9 +1242,9 @@ static void expand_group(worker *w, const kid *g,
             memcpy(w->path, c->path, (size_t)depth + 1);
             if (sh->by_time)
                 memcpy(w->gv[depth + 1], kgv[next], sizeof kgv[next]);
-            phase1_end(w, c->slice - SLICE_SOLVED * 24, c->corners,
-                       c->udedges, c->o, c->set, depth + 1,
-                       sh->move_axis[op], g2);
+            phase1_end(w, c->slice - SLICE_SOLVED * 24,
+                       t->corner_of_cs[c->cs], c->udedges, c->o, c->set,
+                       depth + 1, sh->move_axis[op], g2);
             continue;
         }
         if (!tilted && !t->rphase1x) {
@@ -1242,7 +1253,6 @@ static void expand_group(worker *w, const kid *g,
             move_row_prefetch(t, t->flip_move, c->flip);
             move_row_prefetch(t, t->twist_move, c->twist);
             move_row_prefetch(t, t->edge4_move, c->slice);
-            move_row_prefetch(t, t->corners_move, c->corners);
         }
         if (next != i)
             kids[next] = *c;
@@ -1301,7 +1311,7 @@ static void search_job(worker *w, int len1, int dir, int start)
     root.flip = (uint16_t)qs_coord_flip(c);
     root.twist = (uint16_t)qs_coord_twist(c);
     root.slice = (uint16_t)qs_coord_edge4(c, 8);
-    root.corners = (uint16_t)qs_coord_corners(c);
+    root.cs = (uint16_t)corner_cs(t, qs_coord_corners(c));
     root.fs = (uint32_t)(root.slice / 24 * N_FLIP + root.flip);
     root.o = (uint8_t)o;
     root.set = d->start_set;
@@ -1324,7 +1334,7 @@ static void search_job(worker *w, int len1, int dir, int start)
     root.last = root.need = -1;
     root.parent = -1;
     if (len1 == 0) {
-        phase1_end(w, root.slice - SLICE_SOLVED * 24, root.corners,
+        phase1_end(w, root.slice - SLICE_SOLVED * 24, qs_coord_corners(c),
                    udedges_of(t, w->root_uedges, w->root_dedges), o,
                    d->start_set, 0, -1, 0);
         return;

@@ -484,6 +484,45 @@ static void fill_conj_table(const qs_tables *t, const qs_cube sym[48], int n,
     }
 }
 
+/* sym_mult, corner_cs_move and corner_of_cs (see qs_engine.h), from the
+ * corner classes and the raw move table. */
+static int init_corner_cs(qs_tables *t, const qs_cube sym[48])
+{
+    for (int a = 0; a < N_SYM; a++)
+        for (int b = 0; b < N_SYM; b++) {
+            qs_cube p;
+            qs_cube_multiply(&sym[a], &sym[b], &p);
+            int r = 0;
+            while (r < N_SYM && !qs_cube_equal(&p, &sym[r]))
+                r++;
+            if (r == N_SYM)
+                return QS_ERR_TABLES;
+            t->sym_mult[a][b] = (uint8_t)r;
+        }
+    t->corner_cs_move = carve(t, sizeof *t->corner_cs_move *
+                                     (size_t)t->n_moves * N_CORNER_CLASS);
+    t->corner_of_cs = carve(t, sizeof *t->corner_of_cs * N_CORNER_CLASS *
+                                   N_SYM);
+    if (!t->corner_cs_move || !t->corner_of_cs)
+        return QS_ERR_NOMEM;
+    for (int k = 0; k < N_CORNER_CLASS; k++) {
+        const uint16_t *row = move_row(t, t->corners_move, t->corner_rep[k]);
+        for (int m = 0; m < t->n_moves; m++)
+            t->corner_cs_move[k * t->n_moves + m] =
+                (uint16_t)corner_cs(t, row[m]);
+        qs_cube c;
+        qs_cube_solved(&c);
+        qs_coord_set_corners(&c, t->corner_rep[k]);
+        for (int s = 0; s < N_SYM; s++) {
+            qs_cube x;
+            conjugate(CORNERS_AND_EDGES, &sym[t->sym_inv[s]], &sym[s], &c,
+                      &x);
+            t->corner_of_cs[k << 4 | s] = (uint16_t)qs_coord_corners(&x);
+        }
+    }
+    return QS_OK;
+}
+
 static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
 {
     t->fs_class = carve(t, sizeof *t->fs_class * N_FLIPSLICE);
@@ -515,6 +554,9 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
     err = classify(t, sym, N_PERM8, set_corner_perm, get_corner_perm,
                    CORNERS_AND_EDGES, t->corner_class, t->corner_sym, NULL,
                    t->corner_rep, t->corner_selfsym, N_CORNER_CLASS);
+    if (err)
+        return err;
+    err = init_corner_cs(t, sym);
     if (err)
         return err;
     fill_conj_table(t, sym, N_TWIST, get_twist, set_twist, 0,

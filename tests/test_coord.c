@@ -4,8 +4,9 @@
  * agree with moving cubies, symmetry conjugation of moves and coordinates
  * agrees with conjugating cubes, the U/D edges of phase 2 join from the
  * two halves the searches track, the moves into the phase-2 group are
- * named by their masks, and symmetry classes map every member onto its
- * representative.
+ * named by their masks, symmetry classes map every member onto its
+ * representative, and corners carried as class and symmetry step as the
+ * raw corners do.
  */
 #include "testutil.h"
 
@@ -281,6 +282,44 @@ static void test_symmetry_classes(void **state)
     }
 }
 
+/* Corners carried as class and symmetry step as the raw coordinate does,
+ * for every corner permutation and move, and name the raw corners back. */
+static void test_corner_class_steps(void **state)
+{
+    (void)state;
+    const qs_tables *t = base;
+    qs_cube sym[48];
+    qs_sym_cubes(sym);
+    for (int a = 0; a < N_SYM; a++)
+        for (int b = 0; b < N_SYM; b++) {
+            qs_cube p;
+            qs_cube_multiply(&sym[a], &sym[b], &p);
+            assert_true(qs_cube_equal(&p, &sym[t->sym_mult[a][b]]));
+        }
+    for (int x = 0; x < N_PERM8; x++) {
+        int cs = corner_cs(t, x);
+        assert_int_equal(t->corner_of_cs[cs], x);
+        for (int m = 0; m < t->n_moves; m++) {
+            int y = move_row(t, t->corners_move, x)[m];
+            int cs2 = corner_cs_step(t, cs, m);
+            assert_int_equal(t->corner_of_cs[cs2], y);
+            assert_int_equal(cs2 >> 4, t->corner_class[y]);
+        }
+    }
+    /* every symmetry of a class names a member, and S x S^-1 is the
+     * representative for it (also where the class is symmetric and
+     * corner_sym names another) */
+    for (int k = 0; k < N_CORNER_CLASS; k++)
+        for (int s = 0; s < N_SYM; s++) {
+            qs_cube c, d;
+            qs_cube_solved(&c);
+            qs_coord_set_corners(&c, t->corner_of_cs[k << 4 | s]);
+            assert_int_equal(t->corner_class[qs_coord_corners(&c)], k);
+            conjugate(sym, t, s, &c, &d);
+            assert_int_equal(qs_coord_corners(&d), t->corner_rep[k]);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_cubie_ranks),
         cmocka_unit_test(test_symmetries),
         cmocka_unit_test(test_symmetry_classes),
+        cmocka_unit_test(test_corner_class_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
