@@ -1,7 +1,8 @@
 /*
  * test_tablefile.c - tests of the table file layer (tables/qtab.h) on
  * synthetic payloads: round trips, the byte layout of docs/tables.md, every
- * load error, atomic writing and the cache directory resolution.
+ * load error, atomic writing, the cache directory resolution, and the
+ * 2 MiB pages a mapped table ends up in.
  *
  * Headers for the error cases are crafted here byte by byte rather than
  * through the library, so the tests also pin the documented format. No
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -494,6 +496,170 @@ static void test_large_payload(void **state)
     }
 }
 
+/* The bytes of this process's mapping starting at `start` that the
+ * kernel maps in 2 MiB pages of the page cache (FilePmdMapped), -1 when
+ * /proc/self/smaps does not say. */
+static long long file_pmd_bytes(const void *start)
+{
+    FILE *fp = fopen("/proc/self/smaps", "r");
+    if (fp == NULL)
+        return -1;
+    char line[PATH_MAX + 256];
+    unsigned long lo, hi;
+    int inside = 0;
+    long long kb = -1;
+    while (fgets(line, sizeof line, fp) != NULL) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+            if (inside)
+                break;
+            inside = lo == (unsigned long)(uintptr_t)start;
+        } else if (inside &&
+                   sscanf(line, "FilePmdMapped: %lld kB", &kb) == 1) {
+            break;
+        }
+    }
+    fclose(fp);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Maps `bytes` of fd from a 2 MiB boundary advised for huge pages, as the
+ * loader does, faults it in, and returns how much the kernel mapped in
+ * 2 MiB pages (-1: not known). */
+static long long probe_pmd_bytes(int fd, size_t bytes)
+{
+    size_t huge = (size_t)2 << 20;
+    unsigned char *raw = mmap(NULL, bytes + huge, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(raw != MAP_FAILED);
+    unsigned char *at =
+        (unsigned char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+    void *p = mmap(at, bytes, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+    assert_true(p != MAP_FAILED);
+    madvise(p, bytes, MADV_HUGEPAGE);
+    volatile unsigned char sum = 0;
+    for (size_t i = 0; i < bytes; i += 4096)
+        sum ^= ((unsigned char *)p)[i];
+    (void)sum;
+    long long pmd = file_pmd_bytes(p);
+    munmap(raw, bytes + huge);
+    return pmd;
+}
+
+/* Writes a table of `regions` 2 MiB of payload (its file 64 bytes more)
+ * to f->path; returns the payload, its descriptor in *d. */
+static unsigned char *write_regions(const fixture *f, size_t regions,
+                                    uint64_t seed, qtab_file_desc *d)
+{
+    size_t n = regions * ((size_t)2 << 20);
+    unsigned char *p = make_payload(n, seed);
+    *d = desc_of(5, 3, n / 4, n);
+    assert_int_equal(qtab_file_write(f->path, d, p, 2), QTAB_OK);
+    return p;
+}
+
+/* A table whose page cache holds part of a 2 MiB region in small pages
+ * (read 4 KiB at a time without readahead, as a program reading at
+ * random would leave it) is mapped with every region in 2 MiB pages: the
+ * loader finds the regions left small and reads them again. Here the
+ * kernel leaves three regions of 48 small (the readahead after the small
+ * pages is not aligned either), little enough that a loader repairing
+ * only when a tenth is small would keep them so. */
+static void test_small_page_region(void **state)
+{
+    fixture *f = *state;
+    qtab_file_desc d;
+    size_t huge = (size_t)2 << 20, n = 48 * huge;
+    unsigned char *p = write_regions(f, 48, 41, &d);
+    size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
+
+    int fd = open(f->path, O_RDONLY);
+    assert_true(fd >= 0);
+    /* written back first, or the written pages stay cached as written */
+    assert_int_equal(fsync(fd), 0);
+    assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM), 0);
+    unsigned char buf[4096];
+    for (off_t at = 5 * (off_t)huge; at < 6 * (off_t)huge; at += 4096)
+        assert_int_equal(pread(fd, buf, sizeof buf, at), (ssize_t)sizeof buf);
+    long long before = probe_pmd_bytes(fd, file_bytes);
+    close(fd);
+    if (before <= 0 || (size_t)before >= huge_part) {
+        print_message("no region in small pages could be made here "
+                      "(%lld of %zu bytes in 2 MiB pages): skipped\n",
+                      before, huge_part);
+        free(p);
+        skip();
+    }
+    print_message("before loading: %lld of %zu bytes in 2 MiB pages\n",
+                  before, huge_part);
+
+    qtab_mapping m;
+    assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
+    assert_true(m.shared);
+    assert_int_equal(file_pmd_bytes(m.base), (long long)huge_part);
+    assert_memory_equal(m.payload, p, n);
+    qtab_file_unmap(&m);
+    free(p);
+}
+
+/* A table written a little at a time, as a copy is, sits in the page
+ * cache in small pages only: the loader, seeing no 2 MiB page, reads one
+ * region again to learn whether the kernel can map the file in 2 MiB
+ * pages, and then every region, rather than copying the table. */
+static void test_small_page_file(void **state)
+{
+    fixture *f = *state;
+    qtab_file_desc d;
+    size_t huge = (size_t)2 << 20, n = 8 * huge;
+    unsigned char *p = write_regions(f, 8, 43, &d);
+    size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
+    /* the same bytes again, 4 KiB at a time, through a cold cache */
+    unsigned char *file = malloc(file_bytes);
+    assert_non_null(file);
+    int fd = open(f->path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pread(fd, file, file_bytes, 0), (ssize_t)file_bytes);
+    close(fd);
+    assert_int_equal(unlink(f->path), 0);
+    fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    for (size_t at = 0; at < file_bytes; at += 4096) {
+        size_t len = file_bytes - at < 4096 ? file_bytes - at : 4096;
+        assert_int_equal(pwrite(fd, file + at, len, (off_t)at), (ssize_t)len);
+    }
+    assert_int_equal(fsync(fd), 0);
+    close(fd);
+    free(file);
+    fd = open(f->path, O_RDONLY);
+    assert_true(fd >= 0);
+    long long before = probe_pmd_bytes(fd, file_bytes);
+    close(fd);
+    print_message("before loading: %lld of %zu bytes in 2 MiB pages\n",
+                  before, huge_part);
+    if (before != 0) {
+        free(p);
+        skip();
+    }
+    qtab_mapping m;
+    assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
+    if (m.shared)
+        assert_int_equal(file_pmd_bytes(m.base), (long long)huge_part);
+    assert_memory_equal(m.payload, p, n);
+    int shared = m.shared;
+    qtab_file_unmap(&m);
+    free(p);
+    if (!shared) {
+        /* a copy is right only where the kernel maps no file in 2 MiB
+         * pages, even read afresh */
+        fd = open(f->path, O_RDONLY);
+        assert_true(fd >= 0);
+        assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+        assert_int_equal(probe_pmd_bytes(fd, file_bytes), 0);
+        close(fd);
+        print_message("this kernel maps no file in 2 MiB pages: copied\n");
+    }
+}
+
 static void test_header_damage(void **state)
 {
     fixture *f = *state;
@@ -757,6 +923,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trailing_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_payload_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_payload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_page_region, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_small_page_file, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_header_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_magic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version, setup, teardown),
