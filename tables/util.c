@@ -259,13 +259,13 @@ static long small_regions(unsigned char *p, size_t bytes, int fd)
     return count;
 }
 
-/* The bytes of a table's mapping (huge_part of them from p in whole
- * 2 MiB pages' reach) that are in 2 MiB pages once the regions left in
- * small pages are read again; -1 when the kernel cannot tell. Those
- * regions appear where the page cache holds part of a file in small
- * pages: a copy, a read by another program, pages evicted under memory
- * pressure and read again, or a 2 MiB page the kernel could not find
- * when the file was read. Each costs a TLB miss on most reads (a table
+/* How many of the first huge_part bytes of a table's mapping at p (the
+ * part whole 2 MiB pages can map) are in 2 MiB pages once the regions
+ * left in small pages are read again; -1 when the kernel cannot tell.
+ * Such regions appear where the page cache holds part of a file in
+ * small pages: a copy, a read by another program, pages evicted under
+ * memory pressure and read again, or a 2 MiB page the kernel could not
+ * find when the file was read. Each costs a TLB miss on most reads (a table
  * wholly in small pages took 1.28 times as long to search, fifty-first
  * session), and only they are read again, so the repair is cheap enough
  * for every start. A kernel or file system that maps no file in 2 MiB
@@ -286,7 +286,9 @@ static long long huge_bytes_repaired(unsigned char *p, size_t huge_part,
         small_regions(p, huge_part, fd);
         small = small_regions(p, huge_part, -1);
     }
-    return small < 0 ? -1 : (long long)(regions - small) * (long long)HUGE_PAGE;
+    if (small < 0)
+        return -1;
+    return (long long)(regions - small) * (long long)HUGE_PAGE;
 }
 
 const void *qtab_file_pages_map(int fd, size_t bytes)
