@@ -219,9 +219,21 @@ static void reread_region(int fd, const unsigned char *base,
     populate(at, HUGE_PAGE);
 }
 
+static long small_regions(unsigned char *p, size_t bytes, int fd);
+
+/* Reads the region at `at` again (reread_region) and tells whether it is
+ * now in one huge page. */
+static int repaired(int fd, const unsigned char *base, unsigned char *at)
+{
+    reread_region(fd, base, at);
+    return small_regions(at, HUGE_PAGE, -1) == 0;
+}
+
 /* The 2 MiB regions of [p, p + bytes) (bytes a multiple of HUGE_PAGE, p
- * aligned to it) not mapped in one huge page; each read again first
- * (reread_region) when fd >= 0. -1 when the kernel cannot tell. */
+ * aligned to it) not mapped in one huge page, -1 when the kernel cannot
+ * tell. With fd >= 0 each is read again first (reread_region), until one
+ * stays small: then the kernel finds no free 2 MiB page, or another
+ * process maps the pages, and reading more from disk would not help. */
 static long small_regions(unsigned char *p, size_t bytes, int fd)
 {
     int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -245,10 +257,11 @@ static long small_regions(unsigned char *p, size_t bytes, int fd)
             /* every region a small page touches, each counted once */
             uint64_t r = v[i].start & ~(uint64_t)(HUGE_PAGE - 1);
             for (r = r < done ? done : r; r < v[i].end; r += HUGE_PAGE) {
-                count++;
                 done = r + HUGE_PAGE;
-                if (fd >= 0)
-                    reread_region(fd, p, (unsigned char *)(uintptr_t)r);
+                if (fd >= 0 && repaired(fd, p, (unsigned char *)(uintptr_t)r))
+                    continue;
+                count++;
+                fd = -1; /* one stays small: none is read again after it */
             }
         }
         if (n < (long)(sizeof v / sizeof v[0]) || a.walk_end <= at)
@@ -269,7 +282,8 @@ static long small_regions(unsigned char *p, size_t bytes, int fd)
  * wholly in small pages took 1.28 times as long to search, fifty-first
  * session), and only they are read again, so the repair is cheap enough
  * for every start. A kernel or file system that maps no file in 2 MiB
- * pages is found by one region read again, not the whole file. */
+ * pages (none is, after one region read again) is not asked to read the
+ * whole file at every start. */
 static long long huge_bytes_repaired(unsigned char *p, size_t huge_part,
                                      int fd)
 {
@@ -277,15 +291,8 @@ static long long huge_bytes_repaired(unsigned char *p, size_t huge_part,
     long small = small_regions(p, huge_part, -1);
     if (small < 0)
         return -1;
-    if (small == regions) {
-        reread_region(fd, p, p);
-        if (small_regions(p, HUGE_PAGE, -1) != 0)
-            return 0;
-    }
-    if (small > 0) {
-        small_regions(p, huge_part, fd);
-        small = small_regions(p, huge_part, -1);
-    }
+    if (small > 0)
+        small = small_regions(p, huge_part, fd);
     if (small < 0)
         return -1;
     return (long long)(regions - small) * (long long)HUGE_PAGE;
