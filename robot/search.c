@@ -528,26 +528,20 @@ static int over_time(const worker *w, int64_t g, int moves)
 /* The phase-2 entry (rphase2) of a position in the phase-2 group, for
  * phase2_bound; fetched ahead of reading, since the table is far beyond
  * the cache. */
-static const uint32_t *phase2_entry_cs(const qs_tables *t, int cs,
-                                       int udedges)
+static const uint32_t *phase2_entry(const qs_tables *t, int cs, int udedges)
 {
     return &t->rphase2[(uint64_t)(cs >> 4) * N_PERM8 +
                        t->udedges_conj[udedges][cs & 15]];
 }
 
-static const uint32_t *phase2_entry(const qs_tables *t, int corners,
-                                    int udedges)
-{
-    return phase2_entry_cs(t, corner_cs(t, corners), udedges);
-}
-
-/* Lower bound on the robot moves from a phase-2 position in tilt class k
- * (of the search frame) to the end the direction needs. */
-static int phase2_bound(const worker *w, int corners, int udedges, int k)
+/* Lower bound on the robot moves from a phase-2 position (corners cs as
+ * corner_cs gives them) in tilt class k (of the search frame) to the end
+ * the direction needs. */
+static int phase2_bound(const worker *w, int cs, int udedges, int k)
 {
     const qs_tables *t = w->t;
-    int s = t->corner_sym[corners];
-    uint32_t e = *phase2_entry(t, corners, udedges);
+    int s = cs & 15;
+    uint32_t e = *phase2_entry(t, cs, udedges);
     int kk = t->axis_conj[k][s];
     int dist = (int)(e >> (4 * kk) & 15);
     if (w->d->inverse) {
@@ -618,7 +612,8 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         /* Least time: the time vector only for moves the small tables
          * let through. */
         int64_t g2 = sh->by_time ? advance(w, depth, d->op[o][m], cost) : 0;
-        if (over_time(w, g2, rest) || phase2_bound(w, c2, u2, k) > rest)
+        if (over_time(w, g2, rest) ||
+            phase2_bound(w, corner_cs(t, c2), u2, k) > rest)
             continue;
         w->path[depth] = (uint8_t)m;
         if (phase2(w, c2, u2, s2, o, set2, rest, depth + 1, axis, -1, g2))
@@ -641,7 +636,8 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         if (over_time(w, g2, rest))
             continue;
         int o2 = d->tilt_to[o][tilt];
-        if (phase2_bound(w, corners, udedges, d->cls[o2]) > rest)
+        if (phase2_bound(w, corner_cs(t, corners), udedges, d->cls[o2]) >
+            rest)
             continue;
         w->path[depth] = (uint8_t)(TILT_OP + tilt);
         if (phase2(w, corners, udedges, slice2, o2, set2, rest, depth + 1,
@@ -675,15 +671,17 @@ static int end_bound(const qs_tables *t, int s2, int corners, int udedges)
 }
 
 /* A phase-1 path of the job's length has reached the phase-2 group, its
- * U/D edges at udedges (s2: the slice edges' phase-2 coordinate). */
-static void phase1_end(worker *w, int s2, int corners, int udedges, int o,
+ * corners at cs (corner_cs), its U/D edges at udedges (s2: the slice
+ * edges' phase-2 coordinate). */
+static void phase1_end(worker *w, int s2, int cs, int udedges, int o,
                        int set, int depth, int last, int64_t g)
 {
     const qs_tables *t = w->t;
     int room = atomic_load_explicit(&w->sh->limit, memory_order_relaxed) -
                w->len1;
+    int corners = t->corner_of_cs[cs];
     int lb = end_bound(t, s2, corners, udedges);
-    int lb2 = phase2_bound(w, corners, udedges, w->d->cls[o]);
+    int lb2 = phase2_bound(w, cs, udedges, w->d->cls[o]);
     if (lb2 > lb)
         lb = lb2;
     if (lb > room)
@@ -1208,7 +1206,7 @@ static void expand_group(worker *w, const kid *g,
             room)
             c->index = END_REFUSED;
         else
-            __builtin_prefetch(phase2_entry_cs(t, c->cs, c->udedges));
+            __builtin_prefetch(phase2_entry(t, c->cs, c->udedges));
     }
     /* Fourth pass: the children within reach; the phase-1 ends searched in
      * phase 2, the others kept for the next level. */
@@ -1242,9 +1240,8 @@ static void expand_group(worker *w, const kid *g,
             memcpy(w->path, c->path, (size_t)depth + 1);
             if (sh->by_time)
                 memcpy(w->gv[depth + 1], kgv[next], sizeof kgv[next]);
-            phase1_end(w, c->slice - SLICE_SOLVED * 24,
-                       t->corner_of_cs[c->cs], c->udedges, c->o, c->set,
-                       depth + 1, sh->move_axis[op], g2);
+            phase1_end(w, c->slice - SLICE_SOLVED * 24, c->cs, c->udedges,
+                       c->o, c->set, depth + 1, sh->move_axis[op], g2);
             continue;
         }
         if (!tilted && !t->rphase1x) {
@@ -1334,7 +1331,7 @@ static void search_job(worker *w, int len1, int dir, int start)
     root.last = root.need = -1;
     root.parent = -1;
     if (len1 == 0) {
-        phase1_end(w, root.slice - SLICE_SOLVED * 24, qs_coord_corners(c),
+        phase1_end(w, root.slice - SLICE_SOLVED * 24, root.cs,
                    udedges_of(t, w->root_uedges, w->root_dedges), o,
                    d->start_set, 0, -1, 0);
         return;

@@ -510,15 +510,14 @@ static int init_corner_cs(qs_tables *t, const qs_cube sym[48])
         for (int m = 0; m < t->n_moves; m++)
             t->corner_cs_move[k * t->n_moves + m] =
                 (uint16_t)corner_cs(t, row[m]);
-        qs_cube c;
-        qs_cube_solved(&c);
-        qs_coord_set_corners(&c, t->corner_rep[k]);
-        for (int s = 0; s < N_SYM; s++) {
-            qs_cube x;
-            conjugate(CORNERS_AND_EDGES, &sym[t->sym_inv[s]], &sym[s], &c,
-                      &x);
-            t->corner_of_cs[k << 4 | s] = (uint16_t)qs_coord_corners(&x);
-        }
+    }
+    /* S x S^-1 = R also for S = T corner_sym[x] with T R T^-1 = R: every
+     * such pair names x (a class with symmetries has fewer members) */
+    for (int x = 0; x < N_PERM8; x++) {
+        int k = t->corner_class[x], s = t->corner_sym[x];
+        for (int r = 0; r < N_SYM; r++)
+            if (t->corner_selfsym[k] >> r & 1)
+                t->corner_of_cs[k << 4 | t->sym_mult[r][s]] = (uint16_t)x;
     }
     return QS_OK;
 }

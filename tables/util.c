@@ -287,15 +287,10 @@ static long small_regions(unsigned char *p, size_t bytes, int fd)
 static long long huge_bytes_repaired(unsigned char *p, size_t huge_part,
                                      int fd)
 {
-    long regions = (long)(huge_part / HUGE_PAGE);
-    long small = small_regions(p, huge_part, -1);
+    long small = small_regions(p, huge_part, fd);
     if (small < 0)
         return -1;
-    if (small > 0)
-        small = small_regions(p, huge_part, fd);
-    if (small < 0)
-        return -1;
-    return (long long)(regions - small) * (long long)HUGE_PAGE;
+    return (long long)huge_part - (long long)small * (long long)HUGE_PAGE;
 }
 
 const void *qtab_file_pages_map(int fd, size_t bytes)

@@ -568,8 +568,8 @@ static void test_small_page_region(void **state)
 {
     fixture *f = *state;
     qtab_file_desc d;
-    size_t huge = (size_t)2 << 20, n = 48 * huge;
     unsigned char *p = write_regions(f, 48, 41, &d);
+    size_t huge = (size_t)2 << 20, n = (size_t)d.bytes;
     size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
 
     int fd = open(f->path, O_RDONLY);
@@ -610,8 +610,8 @@ static void test_small_page_file(void **state)
 {
     fixture *f = *state;
     qtab_file_desc d;
-    size_t huge = (size_t)2 << 20, n = 8 * huge;
     unsigned char *p = write_regions(f, 8, 43, &d);
+    size_t huge = (size_t)2 << 20, n = (size_t)d.bytes;
     size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
     /* the same bytes again, 4 KiB at a time, through a cold cache */
     unsigned char *file = malloc(file_bytes);
