@@ -101,7 +101,7 @@ static int sim_turn(robot_sim *s, const robot_step *st, int *safe,
                     char *detail, size_t detail_len)
 {
     char b1[16];
-    int pos[2], q[2], grip[2];
+    int pos[2], q[2], grip[2] = {0, 0};
     if (st->arg >= QS_MOVE_COUNT) {
         robot_set_detail(detail, detail_len, "turn %d is no move", st->arg);
         return ROBOT_ERR_STEP;

@@ -340,7 +340,7 @@ int qs_h48_fill_class(const qs_h48 *x, const qs_h48_endgame *eg, int cls,
     memset(scratch, 0, qs_h48_class_scratch(h));
     for (int l = 0; l < 3; l++)
         cs.reached[l] = (uint64_t *)scratch + l * per_level;
-    uint8_t origin[12], flip[12], seq[MAX_PREFIX];
+    uint8_t origin[12], flip[12], seq[MAX_PREFIX] = {0};
     for (int q = 0; q < 12; q++) {
         origin[q] = (uint8_t)q;
         flip[q] = 0;
