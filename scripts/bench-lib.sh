@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench-lib.sh - sourced by the side-by-side benchmark scripts (bench-robot,
 # bench-twophase, bench-robot-optimal, bench-optimal-h48): the quadsolve
 # binary of the build they measure and a scratch directory removed at exit.

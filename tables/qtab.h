@@ -134,6 +134,11 @@ int qtab_file_map(const char *path, const qtab_file_desc *expect, int threads,
                   qtab_mapping *out);
 /* Releases a mapping from qtab_file_map; zeroes *m. Safe on a zeroed m. */
 void qtab_file_unmap(qtab_mapping *m);
+/* Bytes of this process's file mapping that begins at `start` (a shared
+ * qtab_mapping's base, say) that the kernel maps with 2 MiB pages of the
+ * page cache (FilePmdMapped in /proc/self/smaps); -1 when that cannot be
+ * told. A table's reads that fall elsewhere miss the TLB far more. */
+long long qtab_file_huge_bytes(const void *start);
 
 /* ---------------------------------------------------------- cache directory */
 

@@ -140,10 +140,7 @@ void qtab_huge_free(void *p, size_t bytes)
         munmap(p, huge_length(bytes) - HUGE_PAGE);
 }
 
-/* Bytes of the mapping that starts at `start` which the kernel maps with
- * 2 MiB pages of the page cache (its FilePmdMapped in /proc/self/smaps),
- * or -1 when that cannot be told. */
-static long long pmd_mapped_bytes(const void *start)
+long long qtab_file_huge_bytes(const void *start)
 {
     FILE *f = fopen("/proc/self/smaps", "re");
     if (f == NULL)
@@ -322,7 +319,7 @@ const void *qtab_file_pages_map(int fd, size_t bytes)
     size_t good = huge_part / 10 * 9, enough = huge_part / 4 * 3;
     long long pmd = huge_bytes_repaired(p, huge_part, fd);
     if (pmd < 0)
-        pmd = pmd_mapped_bytes(p);
+        pmd = qtab_file_huge_bytes(p);
     else
         good = 0; /* repaired region by region already */
     if (pmd > 0 && (size_t)pmd < good) {
@@ -335,7 +332,7 @@ const void *qtab_file_pages_map(int fd, size_t bytes)
         madvise(p, bytes, MADV_DONTNEED);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         populate(p, bytes);
-        pmd = pmd_mapped_bytes(p);
+        pmd = qtab_file_huge_bytes(p);
     }
     if (pmd < 0 || (size_t)pmd < enough) {
         munmap(p, mapped);

@@ -496,32 +496,6 @@ static void test_large_payload(void **state)
     }
 }
 
-/* The bytes of this process's mapping starting at `start` that the
- * kernel maps in 2 MiB pages of the page cache (FilePmdMapped), -1 when
- * /proc/self/smaps does not say. */
-static long long file_pmd_bytes(const void *start)
-{
-    FILE *fp = fopen("/proc/self/smaps", "r");
-    if (fp == NULL)
-        return -1;
-    char line[PATH_MAX + 256];
-    unsigned long lo, hi;
-    int inside = 0;
-    long long kb = -1;
-    while (fgets(line, sizeof line, fp) != NULL) {
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
-            if (inside)
-                break;
-            inside = lo == (unsigned long)(uintptr_t)start;
-        } else if (inside &&
-                   sscanf(line, "FilePmdMapped: %lld kB", &kb) == 1) {
-            break;
-        }
-    }
-    fclose(fp);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
 /* Maps `bytes` of fd from a 2 MiB boundary advised for huge pages, as the
  * loader does, faults it in, and returns how much the kernel mapped in
  * 2 MiB pages (-1: not known). */
@@ -540,7 +514,7 @@ static long long probe_pmd_bytes(int fd, size_t bytes)
     for (size_t i = 0; i < bytes; i += 4096)
         sum ^= ((unsigned char *)p)[i];
     (void)sum;
-    long long pmd = file_pmd_bytes(p);
+    long long pmd = qtab_file_huge_bytes(p);
     munmap(raw, bytes + huge);
     return pmd;
 }
@@ -596,7 +570,7 @@ static void test_small_page_region(void **state)
     qtab_mapping m;
     assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
     assert_true(m.shared);
-    assert_int_equal(file_pmd_bytes(m.base), (long long)huge_part);
+    assert_int_equal(qtab_file_huge_bytes(m.base), (long long)huge_part);
     assert_memory_equal(m.payload, p, n);
     qtab_file_unmap(&m);
     free(p);
@@ -643,7 +617,7 @@ static void test_small_page_file(void **state)
     qtab_mapping m;
     assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
     if (m.shared)
-        assert_int_equal(file_pmd_bytes(m.base), (long long)huge_part);
+        assert_int_equal(qtab_file_huge_bytes(m.base), (long long)huge_part);
     assert_memory_equal(m.payload, p, n);
     int shared = m.shared;
     qtab_file_unmap(&m);
