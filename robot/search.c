@@ -626,6 +626,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
      * is searched from the class the tilt leads to). */
     if (need >= 0 || (d->inverse && depth == 0))
         return 0;
+    int cs = corner_cs(t, corners); /* a tilt moves no corner */
     for (int tilt = 0; tilt < 2; tilt++) {
         int cost, set2 = step_set(w, set, ROBOT_OP_TILT_RL + tilt, &cost);
         int rest = togo - cost;
@@ -636,8 +637,7 @@ static int phase2(worker *w, int corners, int udedges, int slice2, int o,
         if (over_time(w, g2, rest))
             continue;
         int o2 = d->tilt_to[o][tilt];
-        if (phase2_bound(w, corner_cs(t, corners), udedges, d->cls[o2]) >
-            rest)
+        if (phase2_bound(w, cs, udedges, d->cls[o2]) > rest)
             continue;
         w->path[depth] = (uint8_t)(TILT_OP + tilt);
         if (phase2(w, corners, udedges, slice2, o2, set2, rest, depth + 1,

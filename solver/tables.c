@@ -382,12 +382,22 @@ static int init_symmetries(qs_tables *t, qs_cube sym[48])
 {
     qs_cube moves[QS_MOVE_COUNT];
     qs_sym_cubes(sym);
+    /* sym_inv, and sym_mult among the N_SYM that keep the U-D axis (a
+     * group: a product outside it is a table error) */
     for (int s = 0; s < 48; s++)
         for (int r = 0; r < 48; r++) {
             qs_cube p;
             qs_cube_multiply(&sym[s], &sym[r], &p);
             if (qs_cube_is_solved(&p))
                 t->sym_inv[s] = (uint8_t)r;
+            if (s >= N_SYM || r >= N_SYM)
+                continue;
+            int q = 0;
+            while (q < N_SYM && !qs_cube_equal(&p, &sym[q]))
+                q++;
+            if (q == N_SYM)
+                return QS_ERR_TABLES;
+            t->sym_mult[s][r] = (uint8_t)q;
         }
     for (int m = 0; m < QS_MOVE_COUNT; m++)
         qs_move_cube((qs_move)m, &moves[m]);
@@ -484,21 +494,10 @@ static void fill_conj_table(const qs_tables *t, const qs_cube sym[48], int n,
     }
 }
 
-/* sym_mult, corner_cs_move and corner_of_cs (see qs_engine.h), from the
- * corner classes and the raw move table. */
-static int init_corner_cs(qs_tables *t, const qs_cube sym[48])
+/* corner_cs_move and corner_of_cs (see qs_engine.h), from the corner
+ * classes, sym_mult and the raw move table. */
+static int init_corner_cs(qs_tables *t)
 {
-    for (int a = 0; a < N_SYM; a++)
-        for (int b = 0; b < N_SYM; b++) {
-            qs_cube p;
-            qs_cube_multiply(&sym[a], &sym[b], &p);
-            int r = 0;
-            while (r < N_SYM && !qs_cube_equal(&p, &sym[r]))
-                r++;
-            if (r == N_SYM)
-                return QS_ERR_TABLES;
-            t->sym_mult[a][b] = (uint8_t)r;
-        }
     t->corner_cs_move = carve(t, sizeof *t->corner_cs_move *
                                      (size_t)t->n_moves * N_CORNER_CLASS);
     t->corner_of_cs = carve(t, sizeof *t->corner_of_cs * N_CORNER_CLASS *
@@ -555,7 +554,7 @@ static int init_sym_tables(qs_tables *t, const qs_cube sym[48])
                    t->corner_rep, t->corner_selfsym, N_CORNER_CLASS);
     if (err)
         return err;
-    err = init_corner_cs(t, sym);
+    err = init_corner_cs(t);
     if (err)
         return err;
     fill_conj_table(t, sym, N_TWIST, get_twist, set_twist, 0,

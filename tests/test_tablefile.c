@@ -519,16 +519,44 @@ static long long probe_pmd_bytes(int fd, size_t bytes)
     return pmd;
 }
 
+/* A table of the page tests: its payload, descriptor and sizes. */
+typedef struct {
+    unsigned char *payload;
+    qtab_file_desc d;
+    size_t n, file_bytes, huge_part; /* payload, file, its whole 2 MiB pages */
+} page_table;
+
 /* Writes a table of `regions` 2 MiB of payload (its file 64 bytes more)
- * to f->path; returns the payload, its descriptor in *d. */
-static unsigned char *write_regions(const fixture *f, size_t regions,
-                                    uint64_t seed, qtab_file_desc *d)
+ * to f->path. */
+static page_table write_regions(const fixture *f, size_t regions,
+                                uint64_t seed)
 {
-    size_t n = regions * ((size_t)2 << 20);
-    unsigned char *p = make_payload(n, seed);
-    *d = desc_of(5, 3, n / 4, n);
-    assert_int_equal(qtab_file_write(f->path, d, p, 2), QTAB_OK);
-    return p;
+    page_table pt;
+    size_t huge = (size_t)2 << 20;
+    pt.n = regions * huge;
+    pt.file_bytes = pt.n + 64;
+    pt.huge_part = pt.file_bytes / huge * huge;
+    pt.payload = make_payload(pt.n, seed);
+    pt.d = desc_of(5, 3, pt.n / 4, pt.n);
+    assert_int_equal(qtab_file_write(f->path, &pt.d, pt.payload, 2), QTAB_OK);
+    return pt;
+}
+
+/* Loads pt's file with qtab_file_map, checks the payload and, where the
+ * file itself is mapped, that every region is in a 2 MiB page; frees the
+ * payload. Returns whether the file was mapped (m.shared). */
+static int map_checked(const fixture *f, page_table *pt)
+{
+    qtab_mapping m;
+    assert_int_equal(qtab_file_map(f->path, &pt->d, 2, &m), QTAB_OK);
+    if (m.shared)
+        assert_int_equal(qtab_file_huge_bytes(m.base),
+                         (long long)pt->huge_part);
+    assert_memory_equal(m.payload, pt->payload, pt->n);
+    int shared = m.shared;
+    qtab_file_unmap(&m);
+    free(pt->payload);
+    return shared;
 }
 
 /* A table whose page cache holds part of a 2 MiB region in small pages
@@ -541,10 +569,8 @@ static unsigned char *write_regions(const fixture *f, size_t regions,
 static void test_small_page_region(void **state)
 {
     fixture *f = *state;
-    qtab_file_desc d;
-    unsigned char *p = write_regions(f, 48, 41, &d);
-    size_t huge = (size_t)2 << 20, n = (size_t)d.bytes;
-    size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
+    page_table pt = write_regions(f, 48, 41);
+    size_t huge = (size_t)2 << 20;
 
     int fd = open(f->path, O_RDONLY);
     assert_true(fd >= 0);
@@ -555,25 +581,18 @@ static void test_small_page_region(void **state)
     unsigned char buf[4096];
     for (off_t at = 5 * (off_t)huge; at < 6 * (off_t)huge; at += 4096)
         assert_int_equal(pread(fd, buf, sizeof buf, at), (ssize_t)sizeof buf);
-    long long before = probe_pmd_bytes(fd, file_bytes);
+    long long before = probe_pmd_bytes(fd, pt.file_bytes);
     close(fd);
-    if (before <= 0 || (size_t)before >= huge_part) {
+    if (before <= 0 || (size_t)before >= pt.huge_part) {
         print_message("no region in small pages could be made here "
                       "(%lld of %zu bytes in 2 MiB pages): skipped\n",
-                      before, huge_part);
-        free(p);
+                      before, pt.huge_part);
+        free(pt.payload);
         skip();
     }
     print_message("before loading: %lld of %zu bytes in 2 MiB pages\n",
-                  before, huge_part);
-
-    qtab_mapping m;
-    assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
-    assert_true(m.shared);
-    assert_int_equal(qtab_file_huge_bytes(m.base), (long long)huge_part);
-    assert_memory_equal(m.payload, p, n);
-    qtab_file_unmap(&m);
-    free(p);
+                  before, pt.huge_part);
+    assert_true(map_checked(f, &pt));
 }
 
 /* A table written a little at a time, as a copy is, sits in the page
@@ -583,10 +602,8 @@ static void test_small_page_region(void **state)
 static void test_small_page_file(void **state)
 {
     fixture *f = *state;
-    qtab_file_desc d;
-    unsigned char *p = write_regions(f, 8, 43, &d);
-    size_t huge = (size_t)2 << 20, n = (size_t)d.bytes;
-    size_t file_bytes = n + 64, huge_part = file_bytes / huge * huge;
+    page_table pt = write_regions(f, 8, 43);
+    size_t file_bytes = pt.file_bytes;
     /* the same bytes again, 4 KiB at a time, through a cold cache */
     unsigned char *file = malloc(file_bytes);
     assert_non_null(file);
@@ -609,20 +626,12 @@ static void test_small_page_file(void **state)
     long long before = probe_pmd_bytes(fd, file_bytes);
     close(fd);
     print_message("before loading: %lld of %zu bytes in 2 MiB pages\n",
-                  before, huge_part);
+                  before, pt.huge_part);
     if (before != 0) {
-        free(p);
+        free(pt.payload);
         skip();
     }
-    qtab_mapping m;
-    assert_int_equal(qtab_file_map(f->path, &d, 2, &m), QTAB_OK);
-    if (m.shared)
-        assert_int_equal(qtab_file_huge_bytes(m.base), (long long)huge_part);
-    assert_memory_equal(m.payload, p, n);
-    int shared = m.shared;
-    qtab_file_unmap(&m);
-    free(p);
-    if (!shared) {
+    if (!map_checked(f, &pt)) {
         /* a copy is right only where the kernel maps no file in 2 MiB
          * pages, even read afresh */
         fd = open(f->path, O_RDONLY);
