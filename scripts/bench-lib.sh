@@ -8,8 +8,12 @@
 # after the last pass, so a run stopped part-way would otherwise lose them.
 #
 #   bench_init      sets qs (quadsolve of $BUILD, default build/) and tmp
-#   bench_cubes N S writes N random cubes of seed S to $tmp/cubes and
-#                   prints the machine line
+#   bench_cubes N S writes N cubes to $tmp/cubes: the first N lines of
+#                   the file $CUBES when it is set (e.g.
+#                   ../shared/bench/random-1k.txt, relative to the
+#                   repository's root; fewer lines is an error), else N
+#                   random cubes of seed S; sets bench_from
+#                   to say which, and prints the machine line
 #   bench_machine   prints the machine line (cores, load average and, when
 #                   built, the random-read latency of bench/qs_memlat),
 #                   then bench_settle
@@ -122,8 +126,26 @@ bench_settle() {
     sleep "${BENCH_SETTLE:-8}"
 }
 
+# bench_from is read by the scripts that source this file.
+# shellcheck disable=SC2034
 bench_cubes() {
-    "$qs" random "$1" --seed "$2" >"$tmp/cubes"
+    if [ -n "${CUBES:-}" ]; then
+        if [ ! -r "$CUBES" ]; then
+            echo "CUBES: cannot read $CUBES" >&2
+            exit 2
+        fi
+        head -n "$1" "$CUBES" >"$tmp/cubes"
+        local have
+        have=$(wc -l <"$tmp/cubes")
+        if [ "$have" -lt "$1" ]; then
+            echo "CUBES: $CUBES has $have lines, $1 asked for" >&2
+            exit 2
+        fi
+        bench_from="the first $1 of $CUBES"
+    else
+        "$qs" random "$1" --seed "$2" >"$tmp/cubes"
+        bench_from="quadsolve random $1 --seed $2"
+    fi
     bench_machine
 }
 

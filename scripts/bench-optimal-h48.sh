@@ -71,24 +71,13 @@ if [ -n "$cubeopt" ] && ! command -v node >/dev/null; then
     echo "CUBEOPT_DIR: cube48opt needs node.js (apt-get install nodejs)" >&2
     exit 2
 fi
-if [ -n "${CUBES:-}" ] && [ ! -r "$CUBES" ]; then
-    echo "CUBES: cannot read $CUBES" >&2
-    exit 2
-fi
 source scripts/bench-lib.sh
 bench_init
 
-if [ -n "${CUBES:-}" ]; then
-    bench_machine
-    head -n "$count" "$CUBES" >"$tmp/cubes"
-    from="the first $count of $CUBES"
-else
-    bench_cubes "$count" "$seed"
-    from="quadsolve random $count --seed $seed"
-fi
+bench_cubes "$count" "$seed"
 anchors="${nissy:+, nissy-core $solver}${vcube:+, vcube $coord}"
 anchors+="${cubeopt:+, cube48opt$cubeopt_size}"
-echo "== $count cubes ($from), $threads threads, our tables $sizes$anchors"
+echo "== $count cubes ($bench_from), $threads threads, our tables $sizes$anchors"
 # vcube takes 2 MiB pages only from the reserved pool; without them its
 # figures would be a third slower than the anchor's own.
 if [ -n "$vcube" ] &&

@@ -9,8 +9,10 @@
 # the pages warm between solves").
 #
 # Usage: scripts/bench-pause.sh N S PAUSE [PASSES]
-#   METRIC (default robot), TIME_MS (default 10), THREADS (default 2).
+#   METRIC (default robot), TIME_MS (default 10), THREADS (default 2);
+#   CUBES=FILE takes the first N cubes of FILE instead of seed S's.
 set -euo pipefail
+# shellcheck source=scripts/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
 if [ $# -lt 3 ]; then
@@ -21,7 +23,7 @@ n=$1 seed=$2 pause=$3 passes=${4:-2}
 metric=${METRIC:-robot} time_ms=${TIME_MS:-10} threads=${THREADS:-2}
 bench_init
 bench_cubes "$n" "$seed"
-echo "== $n cubes of seed $seed, $metric, $time_ms ms, $threads threads, a pause of $pause s before each"
+echo "== $n cubes ($bench_from), $metric, $time_ms ms, $threads threads, a pause of $pause s before each"
 
 # run KEEP: one pass with --keep-warm KEEP; prints its means.
 run() {

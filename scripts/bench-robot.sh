@@ -5,7 +5,8 @@
 # shows in the figures.
 #
 #   QPHASE_DIR=/path/to/qphase bash scripts/bench-robot.sh [COUNT] [TIME_MS] [SEED]
-#        (defaults 2000 cubes, 10 ms, seed 20261124)
+#        (defaults 2000 cubes, 10 ms, seed 20261124; CUBES=FILE takes the
+#        first COUNT cubes of FILE instead, e.g. ../shared/bench/random-1k.txt)
 #
 # QPHASE_DIR is a directory holding a qphase binary built there from
 # efrantar/qphase and its qphase.tbl (its first start writes it, about 12
@@ -42,7 +43,7 @@ source scripts/bench-lib.sh
 bench_init
 
 bench_cubes "$count" "$seed"
-echo "== $count cubes (quadsolve random $count --seed $seed), $time_ms ms," \
+echo "== $count cubes ($bench_from), $time_ms ms," \
      "$threads threads, profile $profile, objective $objective, tables $size"
 
 ours() {

@@ -4,7 +4,8 @@
 # limit, 2 threads each, runs alternated (ours, anchor, ours, anchor).
 #
 #   RTP_HTM_DIR=DIR RTP_AXHT_DIR=DIR bash scripts/bench-twophase.sh [COUNT] [TIME_MS] [SEED]
-#        (defaults 2000 cubes, 10 ms, seed 20261124)
+#        (defaults 2000 cubes, 10 ms, seed 20261124; CUBES=FILE takes the
+#        first COUNT cubes of FILE instead, e.g. ../shared/bench/random-1k.txt)
 #
 # Each DIR holds a `twophase` binary built there from efrantar/rob-twophase
 # (plain for HTM, with -DAX for AXHT) and the table its first start writes;
@@ -27,7 +28,7 @@ source scripts/bench-lib.sh
 bench_init
 
 bench_cubes "$count" "$seed"
-echo "== $count cubes (quadsolve random $count --seed $seed), $time_ms ms," \
+echo "== $count cubes ($bench_from), $time_ms ms," \
      "$threads threads"
 
 # anchor DIR OUT: one "solve" command per cube; each answer is a time line
