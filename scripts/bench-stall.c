@@ -8,7 +8,8 @@
  * "The slowest solves"). Run it with nothing else busy.
  *
  *   cc -O2 -pthread -o bench-stall scripts/bench-stall.c
- *   ./bench-stall [SECONDS]        (default 10; one thread per processor)
+ *   ./bench-stall [SECONDS]        (default 10; one thread per processor
+ *                                  it may run on)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -17,12 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { MAX_CPUS = 64, MAX_GAPS = 4096 };
 
 typedef struct {
-    int cpu;
+    int cpu, pinned;
     double seconds;
     int gaps;
     double at_ms[MAX_GAPS], gap_ms[MAX_GAPS];
@@ -50,6 +50,7 @@ static void *run(void *arg)
                 w->cpu);
         return NULL;
     }
+    w->pinned = 1;
     uint64_t start = now_ns(), prev = start;
     uint64_t end = start + (uint64_t)(w->seconds * 1e9);
     for (;;) {
@@ -77,16 +78,24 @@ static void *run(void *arg)
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 10.0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!(seconds > 0 && seconds <= 3600) || cpus < 1 || cpus > MAX_CPUS) {
-        fprintf(stderr, "usage: bench-stall [SECONDS, 0 < s <= 3600] "
-                        "(at most %d processors)\n", MAX_CPUS);
+    if (!(seconds > 0 && seconds <= 3600)) {
+        fprintf(stderr, "usage: bench-stall [SECONDS, 0 < s <= 3600]\n");
         return 2;
+    }
+    /* The processors this process may run on (taskset, a container's
+     * cpuset), which need not be 0..n-1. */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        perror("bench-stall: sched_getaffinity");
+        return 1;
     }
     static watch w[MAX_CPUS];
     pthread_t th[MAX_CPUS];
+    int cpus = 0;
+    for (int c = 0; c < CPU_SETSIZE && cpus < MAX_CPUS; c++)
+        if (CPU_ISSET(c, &allowed))
+            w[cpus++].cpu = c;
     for (int c = 0; c < cpus; c++) {
-        w[c].cpu = c;
         w[c].seconds = seconds;
         if (pthread_create(&th[c], NULL, run, &w[c]) != 0) {
             fprintf(stderr, "bench-stall: cannot start a thread\n");
@@ -95,16 +104,22 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < cpus; c++)
         pthread_join(th[c], NULL);
+    int unpinned = 0;
     for (int c = 0; c < cpus; c++) {
+        if (!w[c].pinned) {
+            unpinned = 1;
+            continue;
+        }
         int shown = w[c].gaps < MAX_GAPS ? w[c].gaps : MAX_GAPS;
         for (int g = 0; g < shown; g++)
-            printf("cpu %d at %9.1f ms: paused %.2f ms\n", c, w[c].at_ms[g],
-                   w[c].gap_ms[g]);
+            printf("cpu %d at %9.1f ms: paused %.2f ms\n", w[c].cpu,
+                   w[c].at_ms[g], w[c].gap_ms[g]);
     }
     for (int c = 0; c < cpus; c++)
-        printf("cpu %d: %d pauses of 0.3 ms or more (%d of 1 ms or more) in "
-               "%.0f s, %.1f ms in all, the longest %.2f ms\n",
-               c, w[c].gaps, w[c].over_1ms, seconds, w[c].total_ms,
-               w[c].longest_ms);
-    return 0;
+        if (w[c].pinned)
+            printf("cpu %d: %d pauses of 0.3 ms or more (%d of 1 ms or more) "
+                   "in %.0f s, %.1f ms in all, the longest %.2f ms\n",
+                   w[c].cpu, w[c].gaps, w[c].over_1ms, seconds,
+                   w[c].total_ms, w[c].longest_ms);
+    return unpinned ? 1 : 0;
 }
